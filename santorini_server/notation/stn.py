@@ -1,0 +1,159 @@
+"""STN, the Santorini Turn Notation: parse, canonicalise, match against the rules.
+
+Theory of operation (protocol.md section 3, "Validation algorithm"): parse with the protocol's
+regex (``re.fullmatch``, never ``$``), canonicalise the spelling against the position (placement
+order, ``x`` versus ``-``, Demeter's build order, a needless ``D``, Hermes' endpoint labels),
+then look the canonical text up among the legal turns that start with the same step.  The
+generator is filtered by that first step, so checking a submitted turn costs a handful of
+candidates, not the whole legal set, and never formats a successor position.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..rules.movegen import generate
+from ..rules.position import Position, Transition
+from ..rules.squares import BB_ALL, CANONICAL_KEY, SQUARE_NAMES, parse_square
+from .errors import IllegalTurnError, MalformedTurnError, quote
+
+__all__ = ["TurnText", "parse_stn", "format_stn", "canonical_stn", "match_turn"]
+
+_SQ = r"[a-e][1-5]"
+_PLACE_RE = re.compile(rf"(?P<w1>{_SQ}),(?P<w2>{_SQ})")
+_STAY_RE = re.compile(rf"\+(?P<b1>{_SQ})")
+_TURN_RE = re.compile(
+    rf"(?:\+(?P<pre>{_SQ}))?"
+    rf"(?P<frm>{_SQ})(?P<op>[-x])(?P<to>{_SQ})(?:-(?P<to2>{_SQ}))?"
+    rf"(?:,(?P<frm_b>{_SQ})-(?P<to_b>{_SQ}))?"
+    rf"(?:\+(?P<b1>{_SQ})(?P<d1>D)?(?:\+(?P<b2>{_SQ})(?P<d2>D)?)?)?"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class TurnText:
+    """The syntax of one STN token, before any position is consulted.
+
+    Squares are names (``"c3"``); ``builds`` pairs each build square with its ``D`` flag.
+    """
+
+    place: tuple[str, str] | None = None
+    pre: str | None = None
+    frm: str | None = None
+    op: str = "-"
+    to: str | None = None
+    to2: str | None = None
+    frm_b: str | None = None
+    to_b: str | None = None
+    builds: tuple[tuple[str, bool], ...] = ()
+
+    def __str__(self) -> str:
+        return format_stn(self)
+
+
+def parse_stn(text: str) -> TurnText:
+    """Parse the syntax of an STN token (legality is the rules engine's business).
+
+    Raises:
+        MalformedTurnError: ``text`` is not STN.
+    """
+    m = _PLACE_RE.fullmatch(text)
+    if m:
+        return TurnText(place=(m["w1"], m["w2"]))
+    m = _STAY_RE.fullmatch(text)
+    if m:
+        return TurnText(builds=((m["b1"], False),))
+    m = _TURN_RE.fullmatch(text)
+    if m is None:
+        raise MalformedTurnError(f"malformed turn {quote(text)}: not STN (e.g. b3,d3 or b3-b4+c5)")
+    builds: tuple[tuple[str, bool], ...] = ()
+    if m["b1"]:
+        builds = ((m["b1"], bool(m["d1"])),)
+        if m["b2"]:
+            builds += ((m["b2"], bool(m["d2"])),)
+    return TurnText(
+        pre=m["pre"], frm=m["frm"], op=m["op"], to=m["to"], to2=m["to2"], frm_b=m["frm_b"], to_b=m["to_b"], builds=builds
+    )
+
+
+def format_stn(turn: TurnText) -> str:
+    """The STN text of ``turn`` as spelled (use :func:`canonical_stn` to normalise first)."""
+    if turn.place:
+        return ",".join(turn.place)
+    out = []
+    if turn.pre:
+        out.append("+" + turn.pre)
+    if turn.frm:
+        out.append(f"{turn.frm}{turn.op}{turn.to}")
+        if turn.to2:
+            out.append("-" + turn.to2)
+        if turn.frm_b:
+            out.append(f",{turn.frm_b}-{turn.to_b}")
+    for sq, dome in turn.builds:
+        out.append("+" + sq + ("D" if dome else ""))
+    return "".join(out)
+
+
+def _key(name: str) -> int:
+    return CANONICAL_KEY[parse_square(name)]
+
+
+def canonical_stn(pos: Position, turn: TurnText) -> TurnText:
+    """Normalise an accepted spelling to the canonical one for ``pos`` (protocol.md section 3)."""
+    if turn.place:
+        a, b = turn.place
+        return TurnText(place=(a, b) if _key(a) <= _key(b) else (b, a))
+    me = pos.to_move
+    god = pos.gods[me]
+    theirs = pos.workers[1 - me]
+    op = turn.op
+    frm, to, frm_b, to_b = turn.frm, turn.to, turn.frm_b, turn.to_b
+    if to is not None:
+        op = "x" if theirs >> parse_square(to) & 1 else "-"  # rule 3
+    if god == "hermes" and frm is not None and turn.to2 is None and turn.pre is None:
+        starts = {frm} | ({frm_b} if frm_b else set())
+        ends = {to} | ({to_b} if to_b else set())
+        if len(starts) == len(ends):  # rule 7: endpoints, vacated paired with occupied
+            vacated = sorted(starts - ends)
+            occupied = sorted(ends - starts)  # type: ignore[type-var]
+            pairs = list(zip(vacated, occupied))
+            frm, to = pairs[0] if pairs else (None, None)
+            frm_b, to_b = pairs[1] if len(pairs) > 1 else (None, None)
+            op = "-"
+    builds = turn.builds
+    h3 = pos.h3
+    # rule 6: a D on a square already at level 3 is the ordinary dome
+    builds = tuple((sq, dome and not h3 >> parse_square(sq) & 1) for sq, dome in builds)
+    if god == "demeter" and len(builds) == 2 and builds[0][0] != builds[1][0]:
+        builds = tuple(sorted(builds, key=lambda b: _key(b[0])))  # rule 5
+    return TurnText(pre=turn.pre, frm=frm, op=op, to=to, to2=turn.to2, frm_b=frm_b, to_b=to_b, builds=builds)
+
+
+def match_turn(pos: Position, text: str) -> Transition:
+    """The legal turn ``text`` spells in ``pos``, canonicalised, with its successor.
+
+    Raises:
+        MalformedTurnError: ``text`` is not STN.
+        IllegalTurnError: not a legal complete turn of ``pos`` (the message quotes the SPS).
+    """
+    turn = parse_stn(text)
+    if pos.is_placement != bool(turn.place):
+        phase = "a placement (e.g. b3,d3)" if pos.is_placement else "a move and build, not a placement"
+        raise IllegalTurnError(f"illegal turn {quote(text)} in {pos.sps()}: expected {phase}")
+    canon = format_stn(canonical_stn(pos, turn))
+    if turn.place:
+        a, b = canon.split(",")
+        frm_mask, to_mask = 1 << parse_square(a), 1 << parse_square(b)
+    elif turn.frm is not None and pos.gods[pos.to_move] != "hermes":
+        assert turn.to is not None
+        frm_mask, to_mask = 1 << parse_square(turn.frm), 1 << parse_square(turn.to)
+    else:
+        frm_mask = to_mask = BB_ALL
+    for raw in generate(pos, frm_mask, to_mask):
+        if raw.stn == canon:
+            return Transition(raw.stn, raw.win, pos._child(raw.state))
+    raise IllegalTurnError(f"illegal turn {quote(text)} in {pos.sps()}")
+
+
+_ = SQUARE_NAMES

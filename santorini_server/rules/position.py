@@ -1,0 +1,235 @@
+"""Immutable positions: the board, the workers, whose turn it is, Athena's state.
+
+A ``Position`` never changes: :meth:`Position.play` and :meth:`Position.transitions` return new
+ones, so positions are shared freely between tasks and kept in records without copying (no
+make/unmake stack).  The state is a handful of ints (see ``movegen``): three level masks, a dome
+mask and one worker mask per player, so equality and hashing are cheap.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple, final
+
+from .gods import MORTAL, check_matchup
+from .movegen import WIN_CLIMB, WIN_NONE, WIN_PAN, RawState, count_turns, generate
+from .squares import Bitboard, Square
+
+__all__ = ["Position", "Transition"]
+
+
+class Transition(NamedTuple):
+    """A legal turn of a position: its canonical STN, how it wins, and the position after it."""
+
+    stn: str
+    win: int
+    """``WIN_NONE`` (0), ``WIN_CLIMB`` (1) or ``WIN_PAN`` (2)."""
+    position: "Position"
+
+    @property
+    def termination(self) -> str | None:
+        """The record's ``Termination`` for a winning turn (``climb``/``pan-drop``), else None."""
+        return _WIN_TAGS[self.win]
+
+
+_WIN_TAGS = {WIN_NONE: None, WIN_CLIMB: "climb", WIN_PAN: "pan-drop"}
+
+
+@final
+class Position:
+    """A Santorini position (what an SPS token spells).
+
+    Attributes are read-only ints so the move generator can work on them directly:
+    ``h1``/``h2``/``h3`` are the squares at level >= 1/2/3, ``domes`` the domed squares (which
+    carry no level bits), ``workers[i]`` the squares of player ``i + 1``'s workers (0 while
+    unplaced), ``to_move`` is 0 or 1 (player 1 or 2), ``turn`` the full-turn counter,
+    ``athena_up`` whether Athena moved up on her last turn; it is only ever true while Athena's
+    opponent is to move (the one state that lives between turns, rules.md "Athena").
+    """
+
+    __slots__ = ("gods", "h1", "h2", "h3", "domes", "workers", "to_move", "turn", "athena_up", "_hash")
+
+    gods: tuple[str, str]
+    h1: int
+    h2: int
+    h3: int
+    domes: int
+    workers: tuple[int, int]
+    to_move: int
+    turn: int
+    athena_up: bool
+
+    def __init__(
+        self,
+        *,
+        gods: tuple[str, str] = (MORTAL, MORTAL),
+        heights: dict[Square, int] | None = None,
+        domes: Bitboard = 0,
+        workers: tuple[Bitboard, Bitboard] = (0, 0),
+        to_move: int = 0,
+        turn: int = 1,
+        athena_up: bool = False,
+    ) -> None:
+        """Build a position from friendly values; raises ValueError for a position that cannot be.
+
+        ``heights`` maps squares to levels 0-3 (a domed square's level is ignored).  The
+        checks are those of SPS (see ``notation.sps.position_problems``).
+        """
+        check_matchup(*gods)
+        h = [0, 0, 0]
+        for sq, level in (heights or {}).items():
+            if not 0 <= level <= 3:
+                raise ValueError(f"level {level} out of range 0-3")
+            for k in range(level):
+                h[k] |= 1 << sq
+        h = [m & ~domes for m in h]
+        _init(self, tuple(gods), h[0], h[1], h[2], domes, tuple(workers), to_move, turn, athena_up)
+        problems = self.problems()
+        if problems:
+            raise ValueError("; ".join(problems))
+
+    # --- construction -------------------------------------------------------------------------
+
+    @classmethod
+    def start(cls, gods: tuple[str, str] = (MORTAL, MORTAL)) -> "Position":
+        """The empty board before placement (SEI ``startpos``) with the given gods."""
+        return cls(gods=gods)
+
+    @classmethod
+    def from_sps(cls, text: str) -> "Position":
+        """Parse an SPS token (see :func:`santorini_server.notation.parse_sps`)."""
+        from ..notation.sps import parse_sps
+
+        return parse_sps(text)
+
+    def sps(self) -> str:
+        """The canonical SPS token of this position."""
+        from ..notation.sps import format_sps
+
+        return format_sps(self)
+
+    def _child(self, state: RawState) -> "Position":
+        h1, h2, h3, domes, mine, theirs, up = state
+        me = self.to_move
+        child = object.__new__(Position)
+        _init(
+            child,
+            self.gods,
+            h1,
+            h2,
+            h3,
+            domes,
+            (mine, theirs) if me == 0 else (theirs, mine),
+            1 - me,
+            self.turn + me,
+            up,
+        )
+        return child
+
+    # --- queries ------------------------------------------------------------------------------
+
+    @property
+    def player(self) -> int:
+        """The side to move as SPS writes it: 1 or 2."""
+        return self.to_move + 1
+
+    @property
+    def is_placement(self) -> bool:
+        """Whether the side to move still has to place its workers (phase is derived, not stored)."""
+        return not self.workers[self.to_move]
+
+    def level(self, sq: Square) -> int:
+        """Level 0-3 of ``sq``; 4 for a domed square (as SPS writes it)."""
+        bit = 1 << sq
+        if self.domes & bit:
+            return 4
+        return (1 if self.h1 & bit else 0) + (1 if self.h2 & bit else 0) + (1 if self.h3 & bit else 0)
+
+    def transitions(self) -> list[Transition]:
+        """Every legal complete turn with its successor (empty: the side to move has lost)."""
+        return [Transition(t.stn, t.win, self._child(t.state)) for t in generate(self)]
+
+    def legal_turns(self) -> list[str]:
+        """Canonical STN of every legal complete turn."""
+        return [t.stn for t in generate(self)]
+
+    def count_turns(self) -> int:
+        """How many legal complete turns there are (fast for the gods that build normally)."""
+        return count_turns(self)
+
+    def is_lost(self) -> bool:
+        """rules.md: a player whose legal set is empty at the start of their turn loses at once."""
+        return next(iter(generate(self)), None) is None
+
+    def play(self, text: str) -> Transition:
+        """Check a submitted turn and return it canonicalised, with the successor.
+
+        Any accepted spelling (protocol.md section 3) is normalised first; only a handful of
+        candidate turns (those starting with the same step) are generated to match it.
+
+        Raises:
+            MalformedTurnError: ``text`` is not STN.
+            IllegalTurnError: well-formed, but not a legal complete turn here.
+        """
+        from ..notation.stn import match_turn
+
+        return match_turn(self, text)
+
+    def problems(self) -> list[str]:
+        """Every reason this position is invalid (empty when valid), python-chess ``status()`` style."""
+        from ..notation.sps import position_problems
+
+        return position_problems(self)
+
+    # --- value semantics ----------------------------------------------------------------------
+
+    def _key(self) -> tuple[Any, ...]:
+        return (self.gods, self.h1, self.h2, self.h3, self.domes, self.workers, self.to_move, self.turn, self.athena_up)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Position):
+            return NotImplemented
+        return self._key() == other._key()
+
+    def __hash__(self) -> int:
+        h: int | None = self._hash
+        if h is None:
+            h = hash(self._key())
+            _set(self, "_hash", h)
+        return h
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError("Position is immutable")
+
+    def __repr__(self) -> str:
+        return f"Position.from_sps({self.sps()!r})"
+
+    def __str__(self) -> str:
+        return self.sps()
+
+
+_set = object.__setattr__
+
+
+def _init(
+    pos: Position,
+    gods: tuple[str, str],
+    h1: int,
+    h2: int,
+    h3: int,
+    domes: int,
+    workers: tuple[int, int],
+    to_move: int,
+    turn: int,
+    athena_up: bool,
+) -> None:
+    _set(pos, "gods", gods)
+    _set(pos, "h1", h1)
+    _set(pos, "h2", h2)
+    _set(pos, "h3", h3)
+    _set(pos, "domes", domes)
+    _set(pos, "workers", workers)
+    _set(pos, "to_move", to_move)
+    _set(pos, "turn", turn)
+    _set(pos, "athena_up", athena_up)
+    _set(pos, "_hash", None)
+
