@@ -1,0 +1,73 @@
+"""Command -> line: the grammar of what the referee sends (protocol.md 4.1).
+
+Commands were validated when they were built (``messages.py``), so every field is already
+printable ASCII and a writer only arranges tokens.  The result always ends in one LF.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from .messages import (
+    Command,
+    Debug,
+    Go,
+    IsReady,
+    LegalMovesRequest,
+    NewGame,
+    PerftRequest,
+    Position,
+    Quit,
+    Result,
+    Sei,
+    SetOption,
+    Stop,
+)
+
+__all__ = ["WRITERS", "write_command"]
+
+# The order `go` fields are written in: protocol.md 4.1's order.
+_GO_FIELDS = ("p1time", "p2time", "p1inc", "p2inc", "movestogo", "movetime", "depth", "nodes")
+
+
+def _write_setoption(c: SetOption) -> str:
+    return f"setoption name {c.name}" + ("" if c.value is None else f" value {c.value}")
+
+
+def _write_position(c: Position) -> str:
+    start = "startpos" if c.sps is None else f"sps {c.sps}"
+    # `moves` is left out when there are none (decision: both forms are valid, one is canonical).
+    return f"position {start}" + ("" if not c.moves else " moves " + " ".join(c.moves))
+
+
+def _write_go(c: Go) -> str:
+    words = ["go"]
+    for name in _GO_FIELDS:
+        value = getattr(c, name)
+        if value is not None:
+            words += [name, str(value)]
+    if c.infinite:
+        words.append("infinite")
+    return " ".join(words)
+
+
+WRITERS: dict[type, Callable[[Any], str]] = {
+    Sei: lambda c: f"sei {c.version}",
+    SetOption: _write_setoption,
+    IsReady: lambda c: "isready",
+    NewGame: lambda c: f"newgame gods {c.gods[0]}/{c.gods[1]}",
+    Position: _write_position,
+    Go: _write_go,
+    Stop: lambda c: "stop",
+    Result: lambda c: f"result {c.result} {c.reason}",
+    Debug: lambda c: "debug on" if c.on else "debug off",
+    Quit: lambda c: "quit",
+    LegalMovesRequest: lambda c: "legalmoves",
+    PerftRequest: lambda c: f"perft {c.depth}",
+}
+
+
+def write_command(command: Command) -> bytes:
+    """The wire bytes of one command, LF-terminated ASCII."""
+    return (WRITERS[type(command)](command) + "\n").encode("ascii")

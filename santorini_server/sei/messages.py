@@ -1,0 +1,400 @@
+"""SEI messages as immutable values: what the engine says (events) and what the referee sends (commands).
+
+Theory of operation: every line of the protocol (protocol.md section 4) is one frozen, slotted,
+keyword-only dataclass.  Engine events are built by the codec's reader after it has checked the
+line, so their constructors do not re-validate.  Referee commands are built by callers, so their
+constructors validate (h11 ``_events.py``): a command that would put a malformed line on the wire
+raises :class:`~santorini_server.sei.errors.LocalProtocolError` when it is created, long before
+it is sent.  Turns, SPS strings and god names are opaque tokens here (the rules and notation
+layers judge them); the codec only guarantees that a token is one run of printable ASCII, so it
+can never split a line or smuggle in a command.
+
+Don't subclass these: the codec dispatches on the exact type.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal, TypeAlias
+
+from .errors import MAX_QUOTE_LENGTH, LocalProtocolError, quote
+
+__all__ = [
+    # engine -> referee
+    "Id",
+    "Option",
+    "Gods",
+    "Feature",
+    "SeiOk",
+    "ReadyOk",
+    "BestMove",
+    "Resign",
+    "Info",
+    "EngineError",
+    "LegalMoves",
+    "PerftResult",
+    "Unknown",
+    "EngineMessage",
+    # referee -> engine
+    "Sei",
+    "SetOption",
+    "IsReady",
+    "NewGame",
+    "Position",
+    "Go",
+    "Stop",
+    "Result",
+    "Debug",
+    "Quit",
+    "LegalMovesRequest",
+    "PerftRequest",
+    "Command",
+    # vocabulary
+    "OPTION_TYPES",
+    "RESULT_REASONS",
+]
+
+#: A protocol token: one or more printable ASCII characters, no space (protocol.md section 4:
+#: "ASCII lines", tokens separated by spaces/tabs).  Control characters, DEL and anything
+#: non-ASCII are excluded, so a token can never contain a line break.
+TOKEN_RE = re.compile(r"[!-~]+")
+#: Free text in a referee command (option names and values): printable ASCII and single spaces.
+_TEXT_RE = re.compile(r"[!-~]+(?: [!-~]+)*")
+#: UCI option types (protocol.md 4.1: "option ... UCI syntax and types").
+OPTION_TYPES = frozenset({"check", "spin", "combo", "button", "string"})
+#: Reasons a ``result`` notice may carry: the termination tags of protocol.md section 5 that
+#: decide a winner.  ``aborted`` is absent on purpose: an aborted game has no winner, so no
+#: ``result`` line is sent (decision, see SPEC.md SEI section).
+RESULT_REASONS = frozenset(
+    {"climb", "pan-drop", "no-moves", "resign", "time", "illegal", "crash", "stall", "engine-error"}
+)
+
+
+# --------------------------------------------------------------------------------------------
+# Engine -> referee (events).  Built by the reader; no validation in constructors.
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Id:
+    """``id name <text>`` or ``id author <text>`` (handshake)."""
+
+    field: Literal["name", "author"]
+    #: Rest of the line after the separator following the field word, verbatim.
+    value: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Option:
+    """``option name <id> type <t> [default <x>] [min <n>] [max <n>] [var <x>]*`` (UCI syntax)."""
+
+    name: str
+    type: str
+    #: The default as text (``None`` if absent); its meaning depends on ``type``.
+    default: str | None = None
+    min: int | None = None
+    max: int | None = None
+    vars: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Gods:
+    """``gods <name> ...``: gods the engine supports (``mortal`` is implied)."""
+
+    names: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Feature:
+    """``feature <name> ...``: optional commands the engine implements (``legalmoves``, ``perft``)."""
+
+    names: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SeiOk:
+    """``seiok <version>``: end of the handshake; the highest version <= the requested one."""
+
+    version: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ReadyOk:
+    """``readyok``: answer to ``isready``."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BestMove:
+    """``bestmove <turn>``: the engine's chosen turn, exactly as sent.
+
+    Only checked to be one printable-ASCII token; whether it is STN, canonical or legal is
+    decided by the rules layer (a malformed turn is an ``illegal`` loss, not a protocol error).
+    """
+
+    turn: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Resign:
+    """``bestmove resign``."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Info:
+    """``info ...`` telemetry, parsed leniently: fields that are absent or garbled are ``None``.
+
+    An info line never raises; telemetry must not be able to lose a game.
+    """
+
+    depth: int | None = None
+    seldepth: int | None = None
+    #: Milliseconds searched so far.
+    time: int | None = None
+    nodes: int | None = None
+    nps: int | None = None
+    #: ``score cp <x>``: engine units, side to move's view.
+    score_cp: int | None = None
+    #: ``score win <n>``: side to move wins in n of its own turns (negative: loses).
+    score_win: int | None = None
+    #: ``wdl <w> <d> <l>`` in per mille.
+    wdl: tuple[int, int, int] | None = None
+    pv: tuple[str, ...] = ()
+    #: ``info string <text>``: the rest of the line, verbatim.
+    string: str | None = None
+    #: The whole line (CR stripped), for logs and for fields this parser does not know.
+    raw: str = ""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class EngineError:
+    """``error <text>``: the engine could not execute a command (which one is up to the caller)."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LegalMoves:
+    """``legalmoves <n> <t1> ... <tn>``: answer to ``legalmoves`` (count checked against the list)."""
+
+    count: int
+    turns: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PerftResult:
+    """``perft <depth> <count>``: answer to ``perft <depth>`` (depth checked against the request)."""
+
+    depth: int
+    count: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Unknown:
+    """A line the protocol does not define.  Not an error (UCI tolerance): callers log it."""
+
+    line: str
+
+
+EngineMessage: TypeAlias = (
+    Id
+    | Option
+    | Gods
+    | Feature
+    | SeiOk
+    | ReadyOk
+    | BestMove
+    | Resign
+    | Info
+    | EngineError
+    | LegalMoves
+    | PerftResult
+    | Unknown
+)
+
+
+# --------------------------------------------------------------------------------------------
+# Referee -> engine (commands).  Validated in constructors.
+
+
+def _show(value: object) -> str:
+    return quote(value) if isinstance(value, (str, bytes)) else repr(value)[:MAX_QUOTE_LENGTH]
+
+
+def _check_token(what: str, value: object) -> None:
+    if not isinstance(value, str) or TOKEN_RE.fullmatch(value) is None:
+        raise LocalProtocolError(f"{what} must be one token of printable ASCII without spaces, got {_show(value)}")
+
+
+def _check_int(what: str, value: object, minimum: int) -> None:
+    # bool is an int subclass; `go depth True` is a bug, not a depth of 1.
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise LocalProtocolError(f"{what} must be an int, got {value!r}")
+    if value < minimum:
+        raise LocalProtocolError(f"{what} must be >= {minimum}, got {value!r}")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Sei:
+    """``sei <version>``: start the handshake."""
+
+    version: int = 1
+
+    def __post_init__(self) -> None:
+        _check_int("sei version", self.version, 1)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SetOption:
+    """``setoption name <id> [value <x>]``: only while idle.
+
+    Names and values are printable ASCII words separated by single spaces (the engine splits on
+    whitespace, so anything else would not survive the trip).  A name may not contain the word
+    ``value``: the engine could not tell where the name ends (the same ambiguity as UCI).
+    ``value=None`` sends no value (buttons); an empty string cannot be sent (use UCI's
+    ``<empty>`` if the engine understands it).
+    """
+
+    name: str
+    value: str | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or _TEXT_RE.fullmatch(self.name) is None:
+            raise LocalProtocolError(f"option name must be printable ASCII words separated by single spaces, got {_show(self.name)}")
+        if "value" in self.name.split(" "):
+            raise LocalProtocolError(f"option name may not contain the word 'value': {quote(self.name)}")
+        if self.value is not None and (not isinstance(self.value, str) or _TEXT_RE.fullmatch(self.value) is None):
+            raise LocalProtocolError(f"option value must be printable ASCII words separated by single spaces, got {_show(self.value)}")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class IsReady:
+    """``isready``: ping; the engine answers ``readyok``, also during a search."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class NewGame:
+    """``newgame gods <g1>/<g2>``: player 1's god, player 2's god."""
+
+    gods: tuple[str, str]
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.gods, tuple) or len(self.gods) != 2:
+            raise LocalProtocolError(f"gods must be a tuple of two names, got {self.gods!r}")
+        for god in self.gods:
+            _check_token("god name", god)
+            if "/" in god:
+                raise LocalProtocolError(f"god name may not contain '/': {quote(god)}")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Position:
+    """``position startpos|sps <SPS> [moves <t1> ...]``; ``sps=None`` means ``startpos``."""
+
+    sps: str | None = None
+    moves: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.sps is not None:
+            _check_token("SPS", self.sps)
+        if not isinstance(self.moves, tuple):
+            raise LocalProtocolError(f"moves must be a tuple of turns, got {type(self.moves).__name__}")
+        for turn in self.moves:
+            _check_token("turn", turn)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Go:
+    """``go [p1time ..] [p2time ..] [p1inc ..] [p2inc ..] [movestogo ..] [movetime ..] [depth ..] [nodes ..] [infinite]``.
+
+    Times are milliseconds.  Clocks and increments are >= 0: a clock inside the grace margin
+    is negative, and the caller sends it clamped to 0 (decision: engines ported from UCI do
+    not expect negative times).  Counts and ``movetime`` are >= 1.
+    """
+
+    p1time: int | None = None
+    p2time: int | None = None
+    p1inc: int | None = None
+    p2inc: int | None = None
+    movestogo: int | None = None
+    movetime: int | None = None
+    depth: int | None = None
+    nodes: int | None = None
+    infinite: bool = False
+
+    def __post_init__(self) -> None:
+        for name in ("p1time", "p2time", "p1inc", "p2inc"):
+            value = getattr(self, name)
+            if value is not None:
+                _check_int(f"go {name}", value, 0)
+        for name in ("movestogo", "movetime", "depth", "nodes"):
+            value = getattr(self, name)
+            if value is not None:
+                _check_int(f"go {name}", value, 1)
+        if not isinstance(self.infinite, bool):
+            raise LocalProtocolError(f"go infinite must be a bool, got {self.infinite!r}")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Stop:
+    """``stop``: end the search; the engine answers with its one ``bestmove``."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Result:
+    """``result <1-0|0-1> <reason>``: informational game-over notice."""
+
+    result: Literal["1-0", "0-1"]
+    reason: str
+
+    def __post_init__(self) -> None:
+        if self.result not in ("1-0", "0-1"):
+            raise LocalProtocolError(f"result must be '1-0' or '0-1', got {self.result!r}")
+        if self.reason not in RESULT_REASONS:
+            raise LocalProtocolError(f"result reason must be one of {sorted(RESULT_REASONS)}, got {_show(self.reason)}")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Debug:
+    """``debug on|off``."""
+
+    on: bool
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.on, bool):
+            raise LocalProtocolError(f"debug takes a bool, got {self.on!r}")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Quit:
+    """``quit``: the engine exits."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LegalMovesRequest:
+    """``legalmoves`` (engines with ``feature legalmoves``)."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PerftRequest:
+    """``perft <depth>`` (engines with ``feature perft``)."""
+
+    depth: int
+
+    def __post_init__(self) -> None:
+        _check_int("perft depth", self.depth, 1)
+
+
+Command: TypeAlias = (
+    Sei
+    | SetOption
+    | IsReady
+    | NewGame
+    | Position
+    | Go
+    | Stop
+    | Result
+    | Debug
+    | Quit
+    | LegalMovesRequest
+    | PerftRequest
+)
