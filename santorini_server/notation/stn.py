@@ -130,30 +130,51 @@ def canonical_stn(pos: Position, turn: TurnText) -> TurnText:
     return TurnText(pre=turn.pre, frm=frm, op=op, to=to, to2=turn.to2, frm_b=frm_b, to_b=to_b, builds=builds)
 
 
+_BIT = {name: 1 << sq for sq, name in enumerate(SQUARE_NAMES)}
+
+
+def _filters(pos: Position, text: str) -> tuple[int, int] | None:
+    """First-step filters for ``text`` if it has the phase's shape, else None."""
+    if pos.is_placement:
+        m = _PLACE_RE.fullmatch(text)
+        return None if m is None else (_BIT[m["w1"]], _BIT[m["w2"]])
+    m = _TURN_RE.fullmatch(text)
+    if m is None:
+        return (BB_ALL, BB_ALL) if _STAY_RE.fullmatch(text) else None
+    if pos.gods[pos.to_move] == "hermes":
+        return BB_ALL, BB_ALL  # endpoint labels: the written first pair need not be a real step
+    return _BIT[m["frm"]], _BIT[m["to"]]
+
+
+def _find(pos: Position, text: str, masks: tuple[int, int]) -> Transition | None:
+    for raw in generate(pos, *masks):
+        if raw.stn == text:
+            return Transition(raw.stn, raw.win, pos._child(raw.state))
+    return None
+
+
 def match_turn(pos: Position, text: str) -> Transition:
     """The legal turn ``text`` spells in ``pos``, canonicalised, with its successor.
+
+    Engines normally send canonical text, so that is tried first straight from the regex
+    match; only a miss pays for canonicalisation and a second lookup.
 
     Raises:
         MalformedTurnError: ``text`` is not STN.
         IllegalTurnError: not a legal complete turn of ``pos`` (the message quotes the SPS).
     """
-    turn = parse_stn(text)
-    if pos.is_placement != bool(turn.place):
+    masks = _filters(pos, text)
+    if masks is None:
+        parse_stn(text)  # raises MalformedTurnError unless it is STN for the other phase
         phase = "a placement (e.g. b3,d3)" if pos.is_placement else "a move and build, not a placement"
         raise IllegalTurnError(f"illegal turn {quote(text)} in {pos.sps()}: expected {phase}")
-    canon = format_stn(canonical_stn(pos, turn))
-    if turn.place:
-        a, b = canon.split(",")
-        frm_mask, to_mask = 1 << parse_square(a), 1 << parse_square(b)
-    elif turn.frm is not None and pos.gods[pos.to_move] != "hermes":
-        assert turn.to is not None
-        frm_mask, to_mask = 1 << parse_square(turn.frm), 1 << parse_square(turn.to)
-    else:
-        frm_mask = to_mask = BB_ALL
-    for raw in generate(pos, frm_mask, to_mask):
-        if raw.stn == canon:
-            return Transition(raw.stn, raw.win, pos._child(raw.state))
-    raise IllegalTurnError(f"illegal turn {quote(text)} in {pos.sps()}")
-
-
-_ = SQUARE_NAMES
+    found = _find(pos, text, masks)
+    if found is None:
+        canon = format_stn(canonical_stn(pos, parse_stn(text)))
+        if canon != text:
+            masks = _filters(pos, canon)
+            assert masks is not None
+            found = _find(pos, canon, masks)
+    if found is None:
+        raise IllegalTurnError(f"illegal turn {quote(text)} in {pos.sps()}")
+    return found

@@ -1,0 +1,50 @@
+"""The ``santorini`` command line: a click group whose subcommands load on first use.
+
+``santorini --help`` must start fast (issue 2: under 0.3 s), so the group only knows each
+command's module and one-line help; the module (and trio, the rules tables...) is imported only
+when that command runs.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+import click
+
+__all__ = ["main"]
+
+#: name -> (module under santorini_server.cli, attribute, one-line help)
+_COMMANDS: dict[str, tuple[str, str, str]] = {
+    "legal": ("rules_cmds", "legal", "List the legal turns of positions (SPS), optionally as JSON."),
+    "perft": ("rules_cmds", "perft", "Count move-tree leaves of a position, or check a perft suite."),
+    "show": ("rules_cmds", "show", "Draw a position (SPS) in the terminal."),
+}
+
+
+class _LazyGroup(click.Group):
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(_COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        entry = _COMMANDS.get(cmd_name)
+        if entry is None:
+            return None
+        module = importlib.import_module(f"{__name__}.{entry[0]}")
+        command: click.Command = getattr(module, entry[1])
+        return command
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = [(name, _COMMANDS[name][2]) for name in self.list_commands(ctx)]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+
+@click.group(cls=_LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="santorini-server", prog_name="santorini")
+def main(**_: Any) -> None:
+    """Santorini engine-tournament referee.
+
+    Runs SEI engines against each other under the authoritative rules of santorini-base-v1 and
+    santorini-simple-gods-v1, and answers rules questions for engine authors.
+    """

@@ -1,0 +1,157 @@
+"""Rules commands for engine authors: ``legal``, ``perft``, ``show``."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Iterable
+
+import click
+
+from ..notation import NotationError, parse_sps
+from ..render import render
+from ..rules import Position
+from ..rules import divide as _divide
+from ..rules import perft as _perft
+
+__all__ = ["legal", "perft", "show"]
+
+
+def _position(text: str) -> Position:
+    try:
+        return parse_sps(text)
+    except NotationError as exc:
+        raise click.ClickException(str(exc)) from None
+
+
+def _inputs(positions: tuple[str, ...]) -> Iterable[str]:
+    if positions:
+        yield from positions
+        return
+    for line in sys.stdin:
+        line = line.strip()
+        if line and not line.startswith("#"):
+            yield line
+
+
+@click.command()
+@click.argument("positions", nargs=-1, metavar="[SPS]...")
+@click.option("--json", "as_json", is_flag=True, help="One JSON object per position, one line each.")
+def legal(positions: tuple[str, ...], as_json: bool) -> None:
+    """List the legal complete turns of each position, with the position after each.
+
+    Positions come from the arguments, or one per line on standard input when none are given.
+    With --json each line is {"sps", "status": "ongoing"|"lost", "turns": {STN: successor SPS
+    or "win"}}, or {"sps", "error"} for an invalid position.  Exit status 1 if any input was
+    invalid (the others are still answered).
+    """
+    failed = False
+    for text in _inputs(positions):
+        try:
+            pos = parse_sps(text)
+        except NotationError as exc:
+            failed = True
+            if as_json:
+                click.echo(json.dumps({"sps": text, "error": str(exc)}))
+            else:
+                click.echo(f"error: {exc}", err=True)
+            continue
+        transitions = sorted(pos.transitions(), key=lambda t: t.stn)
+        if as_json:
+            turns = {t.stn: ("win" if t.win else t.position.sps()) for t in transitions}
+            status = "lost" if not transitions else "ongoing"
+            click.echo(json.dumps({"sps": pos.sps(), "status": status, "turns": turns}))
+            continue
+        click.echo(pos.sps())
+        if not transitions:
+            click.echo(f"  player {pos.player} has no complete turn and loses (no-moves)")
+            continue
+        click.echo(f"  {len(transitions)} legal turns for player {pos.player}:")
+        width = max(len(t.stn) for t in transitions)
+        for t in transitions:
+            after = f"wins ({t.termination})" if t.win else t.position.sps()
+            click.echo(f"  {t.stn:<{width}}  {after}")
+    if failed:
+        sys.exit(1)
+
+
+@click.command()
+@click.argument("sps", required=False)
+@click.argument("depth", required=False, type=click.IntRange(min=1))
+@click.option("--divide", is_flag=True, help="Also print the count below each first turn.")
+@click.option(
+    "--suite",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Check a TSV suite (SPS<TAB>depth<TAB>count per line, # comments) instead.",
+)
+def perft(sps: str | None, depth: int | None, divide: bool, suite: Path | None) -> None:
+    """Count the leaves of the complete-turn tree of SPS to DEPTH turns.
+
+    A winning turn is a leaf counted once; placement of both workers is one turn.  With
+    --suite, run every case of a perft suite and print pass/fail per case; exit status 1 on
+    any mismatch.
+    """
+    if suite is not None:
+        if sps is not None:
+            raise click.UsageError("give either SPS DEPTH or --suite FILE, not both")
+        sys.exit(_run_suite(suite))
+    if sps is None or depth is None:
+        raise click.UsageError("perft needs SPS and DEPTH (or --suite FILE)")
+    pos = _position(sps)
+    start = time.perf_counter()
+    if divide:
+        counts = _divide(pos, depth)
+        for stn in sorted(counts):
+            click.echo(f"{stn} {counts[stn]}")
+        total = sum(counts.values())
+    else:
+        total = _perft(pos, depth)
+    elapsed = time.perf_counter() - start
+    rate = f", {total / elapsed:,.0f} leaves/s" if elapsed > 0 else ""
+    click.echo(f"perft {depth} = {total}  ({elapsed:.3f} s{rate})")
+
+
+def _run_suite(path: Path) -> int:
+    failures = 0
+    cases = 0
+    for lineno, raw in enumerate(path.read_text().splitlines(), 1):
+        line = raw.split("#", 1)[0].strip()
+        if not line:
+            continue
+        fields = line.split("\t")
+        if len(fields) != 3:
+            raise click.ClickException(f"{path}:{lineno}: expected SPS<TAB>depth<TAB>count, got {raw!r}")
+        sps, depth_text, count_text = (f.strip() for f in fields)
+        try:
+            depth, expected = int(depth_text), int(count_text)
+        except ValueError:
+            raise click.ClickException(f"{path}:{lineno}: depth and count must be integers, got {raw!r}") from None
+        try:
+            pos = parse_sps(sps)
+        except NotationError as exc:
+            raise click.ClickException(f"{path}:{lineno}: {exc}") from None
+        if depth < 1:
+            raise click.ClickException(f"{path}:{lineno}: depth must be at least 1")
+        got = _perft(pos, depth)
+        cases += 1
+        if got == expected:
+            click.echo(f"ok    {sps} depth {depth}: {got}")
+        else:
+            failures += 1
+            click.echo(f"FAIL  {sps} depth {depth}: expected {expected}, got {got}")
+    click.echo(f"{cases - failures} passed, {failures} failed")
+    return 1 if failures else 0
+
+
+@click.command()
+@click.argument("sps")
+@click.option("--colour/--no-colour", "--color/--no-color", default=None, help="Force colour on or off (default: when a terminal).")
+def show(sps: str, colour: bool | None) -> None:
+    """Draw the position SPS: each cell is its level 0-3 and a worker (X player 1, O player 2); ^^ is a dome."""
+    pos = _position(sps)
+    if colour is None:
+        colour = sys.stdout.isatty()
+    click.echo(render(pos, colour=colour))
+    click.echo(f"  {pos.sps()}")
