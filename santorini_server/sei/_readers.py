@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+
 from .errors import RemoteProtocolError, quote
 from .messages import (
     OPTION_TYPES,
@@ -164,7 +165,9 @@ def _read_option(line: str, tokens: Tokens, ctx: ReadContext) -> EngineMessage:
     if not name:
         raise RemoteProtocolError(f"option without a name: {quote(line)}")
     if type_ not in OPTION_TYPES:
-        raise RemoteProtocolError(f"option type must be one of {sorted(OPTION_TYPES)}: {quote(line)}")
+        raise RemoteProtocolError(
+            f"option type must be one of {sorted(OPTION_TYPES)}: {quote(line)}"
+        )
     bounds: dict[str, int | None] = {"min": None, "max": None}
     for bound in bounds:
         if bound in parts:
@@ -254,7 +257,9 @@ def _read_legalmoves(line: str, tokens: Tokens, ctx: ReadContext) -> EngineMessa
     count = _uint("legalmoves count", tokens[1].group(), line)
     turns = tuple(_strict_token("legal turn", t.group(), line) for t in tokens[2:])
     if count != len(turns):
-        raise RemoteProtocolError(f"legalmoves count {count} but {len(turns)} turns listed: {quote(line)}")
+        raise RemoteProtocolError(
+            f"legalmoves count {count} but {len(turns)} turns listed: {quote(line)}"
+        )
     return LegalMoves(count=count, turns=turns)
 
 
@@ -265,7 +270,9 @@ def _read_perft(line: str, tokens: Tokens, ctx: ReadContext) -> EngineMessage:
     count = _uint("perft count", tokens[2].group(), line)
     expected = ctx.requested_perft_depth
     if expected is not None and depth != expected:
-        raise RemoteProtocolError(f"perft reply for depth {depth}, but depth {expected} was asked: {quote(line)}")
+        raise RemoteProtocolError(
+            f"perft reply for depth {depth}, but depth {expected} was asked: {quote(line)}"
+        )
     return PerftResult(depth=depth, count=count)
 
 

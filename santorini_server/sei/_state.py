@@ -208,7 +208,9 @@ class ConnectionState:
             return
         row = ENGINE_TRANSITIONS[self.state]
         if message_type not in row:
-            raise RemoteProtocolError(f"engine sent {message_type.__name__} in state {self.state!r}")
+            raise RemoteProtocolError(
+                f"engine sent {message_type.__name__} in state {self.state!r}"
+            )
         self.state = row[message_type]
 
     def process_error(self) -> None:

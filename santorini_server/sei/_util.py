@@ -24,7 +24,9 @@ class Sentinel(type):
         namespace: dict[str, Any],
         **kwds: Any,
     ) -> _T:
-        assert bases == (Sentinel,), "sentinels are declared as `class X(Sentinel, metaclass=Sentinel)`"
+        assert bases == (Sentinel,), (
+            "sentinels are declared as `class X(Sentinel, metaclass=Sentinel)`"
+        )
         v = super().__new__(cls, name, bases, namespace, **kwds)
         v.__class__ = v  # type: ignore[assignment]  # the sentinel is its own type
         return v

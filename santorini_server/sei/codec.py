@@ -159,7 +159,8 @@ class SeiConnection:
                 if line is None:
                     if self._overlong is not None:
                         raise RemoteProtocolError(
-                            f"line longer than {self._max_line_length} bytes, starting {quote(self._overlong)}"
+                            f"line longer than {self._max_line_length} bytes, "
+                            f"starting {quote(self._overlong)}"
                         )
                     if self._closed:
                         if self._buffer:

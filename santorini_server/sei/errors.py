@@ -1,4 +1,4 @@
-"""SEI protocol errors, split by whose fault it is (h11 ``LocalProtocolError``/``RemoteProtocolError``).
+"""SEI protocol errors, split by whose fault it is (as h11 splits Local/RemoteProtocolError).
 
 The split matters to the caller: a :class:`RemoteProtocolError` is the engine's fault and feeds
 the game result (the game layer decides which termination tag), a :class:`LocalProtocolError` is
@@ -40,7 +40,9 @@ class SeiProtocolError(ValueError):
 
     def __init__(self, msg: str) -> None:
         if type(self) is SeiProtocolError:
-            raise TypeError("SeiProtocolError is abstract; raise LocalProtocolError or RemoteProtocolError")
+            raise TypeError(
+                "SeiProtocolError is abstract; raise LocalProtocolError or RemoteProtocolError"
+            )
         super().__init__(msg)
 
 
@@ -49,4 +51,4 @@ class LocalProtocolError(SeiProtocolError):
 
 
 class RemoteProtocolError(SeiProtocolError):
-    """The engine broke the protocol: a malformed line, an overlong line, or a line out of sequence."""
+    """The engine broke the protocol: a malformed, overlong or out-of-sequence line."""

@@ -1,4 +1,4 @@
-"""SEI messages as immutable values: what the engine says (events) and what the referee sends (commands).
+"""SEI messages as immutable values: what the engine says (events) and the referee sends (commands).
 
 Theory of operation: every line of the protocol (protocol.md section 4) is one frozen, slotted,
 keyword-only dataclass.  Engine events are built by the codec's reader after it has checked the
@@ -106,7 +106,7 @@ class Gods:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Feature:
-    """``feature <name> ...``: optional commands the engine implements (``legalmoves``, ``perft``)."""
+    """``feature <name> ...``: optional commands it implements (``legalmoves``, ``perft``)."""
 
     names: tuple[str, ...]
 
@@ -174,7 +174,7 @@ class EngineError:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class LegalMoves:
-    """``legalmoves <n> <t1> ... <tn>``: answer to ``legalmoves`` (count checked against the list)."""
+    """``legalmoves <n> <t1> ... <tn>``: reply (count checked against the list)."""
 
     count: int
     turns: tuple[str, ...]
@@ -182,7 +182,7 @@ class LegalMoves:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class PerftResult:
-    """``perft <depth> <count>``: answer to ``perft <depth>`` (depth checked against the request)."""
+    """``perft <depth> <count>``: reply (depth checked against the request)."""
 
     depth: int
     count: int
@@ -222,7 +222,9 @@ def _show(value: object) -> str:
 
 def _check_token(what: str, value: object) -> None:
     if not isinstance(value, str) or TOKEN_RE.fullmatch(value) is None:
-        raise LocalProtocolError(f"{what} must be one token of printable ASCII without spaces, got {_show(value)}")
+        raise LocalProtocolError(
+            f"{what} must be one token of printable ASCII without spaces, got {_show(value)}"
+        )
 
 
 def _check_int(what: str, value: object, minimum: int) -> None:
@@ -259,11 +261,21 @@ class SetOption:
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or _TEXT_RE.fullmatch(self.name) is None:
-            raise LocalProtocolError(f"option name must be printable ASCII words separated by single spaces, got {_show(self.name)}")
+            raise LocalProtocolError(
+                "option name must be printable ASCII words separated by single spaces, "
+                f"got {_show(self.name)}"
+            )
         if "value" in self.name.split(" "):
-            raise LocalProtocolError(f"option name may not contain the word 'value': {quote(self.name)}")
-        if self.value is not None and (not isinstance(self.value, str) or _TEXT_RE.fullmatch(self.value) is None):
-            raise LocalProtocolError(f"option value must be printable ASCII words separated by single spaces, got {_show(self.value)}")
+            raise LocalProtocolError(
+                f"option name may not contain the word 'value': {quote(self.name)}"
+            )
+        if self.value is not None and (
+            not isinstance(self.value, str) or _TEXT_RE.fullmatch(self.value) is None
+        ):
+            raise LocalProtocolError(
+                "option value must be printable ASCII words separated by single spaces, "
+                f"got {_show(self.value)}"
+            )
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -297,14 +309,17 @@ class Position:
         if self.sps is not None:
             _check_token("SPS", self.sps)
         if not isinstance(self.moves, tuple):
-            raise LocalProtocolError(f"moves must be a tuple of turns, got {type(self.moves).__name__}")
+            raise LocalProtocolError(
+                f"moves must be a tuple of turns, got {type(self.moves).__name__}"
+            )
         for turn in self.moves:
             _check_token("turn", turn)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Go:
-    """``go [p1time ..] [p2time ..] [p1inc ..] [p2inc ..] [movestogo ..] [movetime ..] [depth ..] [nodes ..] [infinite]``.
+    """``go [p1time ..] [p2time ..] [p1inc ..] [p2inc ..] [movestogo ..] [movetime ..] [depth ..]
+    [nodes ..] [infinite]``.
 
     Times are milliseconds.  Clocks and increments are >= 0: a clock inside the grace margin
     is negative, and the caller sends it clamped to 0 (decision: engines ported from UCI do
@@ -350,7 +365,9 @@ class Result:
         if self.result not in ("1-0", "0-1"):
             raise LocalProtocolError(f"result must be '1-0' or '0-1', got {self.result!r}")
         if self.reason not in RESULT_REASONS:
-            raise LocalProtocolError(f"result reason must be one of {sorted(RESULT_REASONS)}, got {_show(self.reason)}")
+            raise LocalProtocolError(
+                f"result reason must be one of {sorted(RESULT_REASONS)}, got {_show(self.reason)}"
+            )
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
