@@ -1,0 +1,1 @@
+"""Independent brute-force Santorini rules, used only as a test oracle (see reference.py)."""
