@@ -133,7 +133,8 @@ def test_example_c_prometheus_athena() -> None:
 # --- one legal and one illegal turn per god (spec_parts/rulings-examples.md) ------------------
 
 RULINGS = [
-    # (SPS, a legal turn, an illegal turn)
+    # (SPS, a legal turn, a turn not in the canonical legal set: illegal, or a non-canonical
+    # spelling the referee would normalise first)
     ("apollo/mortal;00040/00044/00000/44000/00400;a1,e5/b1,c4;1;2", "a1xb1+c2", "a1xb1+a1"),
     ("apollo/mortal;00040/00044/00000/44400/00400;a1,e5/b1,c4;1;2", None, "a1xb1"),
     ("apollo/mortal;00000/00000/00320/02100/00000;b2,e5/a5,c3;1;2", "b2xc3", "b2xc3+b2"),
@@ -148,6 +149,8 @@ RULINGS = [
      "a1-b1+c2+c2"),
     ("hermes/mortal;00000/00000/00000/44440/00040;a1,b1/a5,c4;1;2", "a1-c1+a1", "b1-c1,a1-b1+a1"),
     ("hermes/mortal;00000/00000/00000/44400/00200;a1,b1/a5,c4;1;2", "+c1", "b1-c1+b1"),
+    ("hermes/mortal;00222/00012/00000/00000/01000;a1,d5/a5,c3;1;2", "a1-a2,d5-e4+e3",
+     "a1-b1,d5-e4+e3"),
     ("minotaur/mortal;40040/00444/04040/04000/00003;c3,e5/b4,d2;1;2", "c3xd2+c3", "c3xb4+c3"),
     ("minotaur/mortal;40040/00444/04040/04000/00003;c3,e5/b4,d2;1;2", "c3xd2+e2", "c3xd2+e1"),
     ("minotaur/mortal;00444/00404/44044/40400/04400;b2,d4/a1,c3;1;2", None, "b2xa1+b2"),
@@ -173,7 +176,7 @@ def test_god_rulings(sps: str, legal: str | None, illegal: str) -> None:
 def test_winning_turns_marked() -> None:
     assert reference_legal(RULINGS[2][0])["b2xc3"] is None  # Apollo climbs by swapping
     assert reference_legal(RULINGS[4][0])["a1-b1-c1"] is None  # Artemis 3->2->3
-    pan = reference_legal(RULINGS[17][0])
+    pan = reference_legal(RULINGS[18][0])
     assert wins(pan) == ["a1-a2", "a1-b2", "e5-d5"]  # 3->1, 3->0, 2->0; not 3->2 or 2->1
 
 
