@@ -19,6 +19,7 @@ _COMMANDS: dict[str, tuple[str, str, str]] = {
     "legal": ("rules_cmds", "legal", "List the legal turns of positions (SPS), optionally as JSON."),
     "perft": ("rules_cmds", "perft", "Count move-tree leaves of a position, or check a perft suite."),
     "show": ("rules_cmds", "show", "Draw a position (SPS) in the terminal."),
+    "match": ("match_cmd", "match", "Play games between two engines and print the score."),
 }
 
 

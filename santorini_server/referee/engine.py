@@ -1,0 +1,362 @@
+"""One engine process seen through SEI: the thin trio shell around ``sei.SeiConnection``.
+
+Theory of operation.  ``Engine`` owns an ``EngineProcess`` (bytes) and a ``SeiConnection``
+(meaning).  The game task is the only reader of the engine's stdout and reads it directly while
+it waits for a reply, so a reply reaches the clock without a hop through another task
+(decision: this keeps the per-turn path to one write and one read; stderr has its own drain task
+in the process layer, and an engine that writes while nobody waits only fills its pipe).  Every
+wait here is bounded by the caller's cancel scope or by a named timeout.
+
+Failures are reported as ``EngineFailure(kind, detail)`` where ``kind`` is the termination tag
+the game will record (``crash``, ``stall``, ``engine-error``, ``illegal``).  After any failure the
+engine is ``broken`` and must be restarted before its next game.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Callable
+
+import trio
+
+from ..process import BoundedCapture, EngineGone, EngineLimits, EngineProcess, EngineStartError, run_engine
+from ..sei import (
+    EOF,
+    NEED_DATA,
+    BestMove,
+    EngineError,
+    Feature,
+    Go,
+    Gods,
+    Id,
+    Info,
+    IsReady,
+    NewGame,
+    Option,
+    Position,
+    Quit,
+    ReadyOk,
+    RemoteProtocolError,
+    Resign,
+    Result,
+    Sei,
+    SeiConnection,
+    SeiOk,
+    SeiProtocolError,
+    SetOption,
+    Stop,
+)
+from .engine_spec import EngineSpec
+
+__all__ = [
+    "Engine",
+    "EngineFailure",
+    "EngineInfo",
+    "Reply",
+    "HANDSHAKE_TIMEOUT",
+    "READY_TIMEOUT",
+    "STOP_TIMEOUT",
+    "WRITE_TIMEOUT",
+]
+
+HANDSHAKE_TIMEOUT = 10.0
+"""``sei`` -> ``seiok`` (protocol.md 4.5: "no seiok within start-up timeout (e.g. 10 s)"; fastchess
+uses 10 s)."""
+READY_TIMEOUT = 30.0
+"""``newgame``/``isready`` -> ``readyok`` (protocol.md 4.5: "no readyok (e.g. 30 s)")."""
+STOP_TIMEOUT = 5.0
+"""``stop`` -> ``bestmove`` (protocol.md 4.5: "no bestmove within e.g. 5 s after stop")."""
+WRITE_TIMEOUT = 5.0
+"""A write to an engine's stdin: an engine that stops reading for this long is stalled."""
+
+#: Callback for protocol logging: (engine name, direction ">>" or "<<", text).  None = off.
+IoLog = Callable[[str, str, str], None]
+
+
+class EngineFailure(Exception):
+    """The engine failed in a way that decides the game: ``kind`` is the termination tag."""
+
+    def __init__(self, kind: str, detail: str) -> None:
+        super().__init__(f"{kind}: {detail}")
+        self.kind = kind
+        self.detail = detail
+
+
+@dataclass
+class EngineInfo:
+    """What the engine said about itself at the handshake."""
+
+    name: str = ""
+    author: str = ""
+    gods: tuple[str, ...] = ("mortal",)
+    features: tuple[str, ...] = ()
+    options: dict[str, Option] = field(default_factory=dict)
+    version: int = 1
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    """The answer to one ``go``: the turn text (None for resign) and the engine's last ``info``."""
+
+    turn: str | None
+    elapsed: float
+    """Seconds from just after ``go`` was written to the arrival of the ``bestmove`` line."""
+    info: Info | None
+
+
+def _sei_failure(exc: SeiProtocolError) -> EngineFailure:
+    return EngineFailure("engine-error", f"protocol violation: {exc}")
+
+
+class Engine:
+    """A started, handshaken engine; created by :meth:`start`."""
+
+    def __init__(self, spec: EngineSpec, process: EngineProcess, io_log: IoLog | None) -> None:
+        self.spec = spec
+        self.process = process
+        self.conn = SeiConnection()
+        self.info = EngineInfo()
+        self.broken = False
+        """Set after any failure: restart before the next game."""
+        self._io_log = io_log
+        self.turn_started = 0.0
+        """trio time at which the last ``go`` was written (the stopwatch's start)."""
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+    @classmethod
+    async def start(
+        cls,
+        nursery: trio.Nursery,
+        spec: EngineSpec,
+        *,
+        io_log: IoLog | None = None,
+        handshake_timeout: float = HANDSHAKE_TIMEOUT,
+    ) -> "Engine":
+        """Start the process in ``nursery`` (which outlives games) and run the handshake.
+
+        Raises:
+            EngineFailure: the program could not be started (``crash``) or did not complete the
+                handshake (``stall``/``crash``/``engine-error``); the process is closed.
+        """
+        limits = None
+        if spec.memory_limit or spec.cpu_limit:
+            limits = EngineLimits(memory_bytes=spec.memory_limit, cpu_seconds=spec.cpu_limit)
+        try:
+            process = await nursery.start(
+                partial(run_engine, list(spec.argv), cwd=spec.cwd, limits=limits, stderr_sink=BoundedCapture())
+            )
+        except EngineStartError as exc:
+            raise EngineFailure("crash", f"could not start {spec.name}: {exc}") from None
+        engine = cls(spec, process, io_log)
+        try:
+            await engine._handshake(handshake_timeout)
+        except BaseException:
+            await engine.aclose()
+            raise
+        return engine
+
+    # -- low level ------------------------------------------------------------------------------
+
+    async def _write(self, *commands: object) -> None:
+        try:
+            data = b"".join(self.conn.send(c) for c in commands)  # type: ignore[arg-type]
+        except SeiProtocolError as exc:
+            raise EngineFailure("engine-error", f"cannot send to {self.name}: {exc}") from None
+        if self._io_log is not None:
+            for line in data.decode("ascii", "replace").splitlines():
+                self._io_log(self.name, ">>", line)
+        try:
+            with trio.fail_after(WRITE_TIMEOUT):
+                await self.process.send_all(data)
+        except EngineGone as exc:
+            raise EngineFailure("crash", f"exited ({self._exit(exc.status)})") from None
+        except trio.TooSlowError:
+            raise EngineFailure("stall", f"stopped reading its input for {WRITE_TIMEOUT:g} s") from None
+        except (trio.BrokenResourceError, trio.ClosedResourceError):
+            raise EngineFailure("crash", "its input is closed") from None
+
+    def _exit(self, status: object) -> str:
+        return status.describe() if status is not None else self.process.exit_description()  # type: ignore[attr-defined]
+
+    async def _event(self) -> object:
+        """The next event from the engine, reading its stdout as needed (caller bounds the time)."""
+        conn = self.conn
+        while True:
+            try:
+                event = conn.next_event()
+            except RemoteProtocolError as exc:
+                raise _sei_failure(exc) from None
+            if event is NEED_DATA:
+                data = await self.process.receive_some()
+                if self._io_log is not None and data:
+                    for line in data.decode("utf-8", "replace").splitlines():
+                        self._io_log(self.name, "<<", line)
+                conn.receive_data(data)
+                continue
+            if event is EOF:
+                with trio.move_on_after(1.0):
+                    await self.process.wait()
+                raise EngineFailure("crash", f"closed its output ({self.process.exit_description()})")
+            return event
+
+    async def _handshake(self, timeout: float) -> None:
+        with trio.move_on_after(timeout) as scope:
+            await self._write(Sei(version=1))
+            info = self.info
+            while True:
+                event = await self._event()
+                if isinstance(event, Id):
+                    if event.field == "name":
+                        info.name = event.value
+                    else:
+                        info.author = event.value
+                elif isinstance(event, Gods):
+                    info.gods = ("mortal",) + tuple(event.names)
+                elif isinstance(event, Feature):
+                    info.features += tuple(event.names)
+                elif isinstance(event, Option):
+                    info.options[event.name] = event
+                elif isinstance(event, SeiOk):
+                    info.version = event.version
+                    break
+        if scope.cancelled_caught:
+            raise EngineFailure("stall", f"no seiok within {timeout:g} s")
+        for name, value in self.spec.options:
+            await self._write(SetOption(name=name, value=value))
+
+    # -- game commands ---------------------------------------------------------------------------
+
+    def supports(self, gods: tuple[str, str]) -> bool:
+        return all(g in self.info.gods for g in gods)
+
+    async def new_game(self, gods: tuple[str, str], timeout: float = READY_TIMEOUT) -> None:
+        """``newgame`` + ``isready``; the engine must answer ``readyok`` within ``timeout``."""
+        with trio.move_on_after(timeout) as scope:
+            await self._write(NewGame(gods=gods), IsReady())
+            await self._until_ready()
+        if scope.cancelled_caught:
+            self.broken = True
+            raise EngineFailure("stall", f"no readyok within {timeout:g} s after newgame")
+
+    async def ping(self, timeout: float = READY_TIMEOUT) -> None:
+        """``isready`` -> ``readyok`` (the optional per-turn sync, off the clock)."""
+        with trio.move_on_after(timeout) as scope:
+            await self._write(IsReady())
+            await self._until_ready()
+        if scope.cancelled_caught:
+            self.broken = True
+            raise EngineFailure("stall", f"no readyok within {timeout:g} s")
+
+    async def _until_ready(self) -> None:
+        while True:
+            event = await self._event()
+            if isinstance(event, ReadyOk):
+                return
+            if isinstance(event, EngineError):
+                self.broken = True
+                raise EngineFailure("engine-error", f"error {event.text}")
+
+    async def think(
+        self,
+        position: Position,
+        go: Go,
+        *,
+        deadline: trio.CancelScope,
+        allowance: float,
+        ping: bool = False,
+    ) -> Reply:
+        """Send ``position`` and ``go`` in one write and wait for the ``bestmove``.
+
+        The stopwatch starts after the write (``turn_started``) and stops when the chunk holding
+        the ``bestmove`` line has been read.  ``deadline`` (the game's one scope) is moved to
+        ``turn_started + allowance`` and back to infinity when the reply is in.
+
+        Raises:
+            EngineFailure: crash, protocol violation or ``error`` reply.
+        """
+        if ping:
+            await self._write(position)
+            await self.ping()
+            await self._write(go)
+        else:
+            await self._write(position, go)
+        started = self.turn_started = trio.current_time()
+        deadline.deadline = started + allowance
+        last_info: Info | None = None
+        conn = self.conn
+        while True:
+            # inline of _event() that timestamps the read holding the reply
+            try:
+                event = conn.next_event()
+            except RemoteProtocolError as exc:
+                self.broken = True
+                raise EngineFailure("illegal" if "bestmove" in str(exc) else "engine-error", str(exc)) from None
+            if event is NEED_DATA:
+                data = await self.process.receive_some()
+                arrived = trio.current_time()
+                if self._io_log is not None and data:
+                    for line in data.decode("utf-8", "replace").splitlines():
+                        self._io_log(self.name, "<<", line)
+                conn.receive_data(data)
+                continue
+            if event is EOF:
+                self.broken = True
+                with trio.move_on_after(1.0):
+                    await self.process.wait()
+                raise EngineFailure("crash", f"exited during its turn ({self.process.exit_description()})")
+            if isinstance(event, BestMove):
+                deadline.deadline = math.inf
+                return Reply(event.turn, arrived - started, last_info)
+            if isinstance(event, Resign):
+                deadline.deadline = math.inf
+                return Reply(None, arrived - started, last_info)
+            if isinstance(event, Info):
+                if event.string is None:
+                    last_info = event
+            elif isinstance(event, EngineError):
+                self.broken = True
+                raise EngineFailure("engine-error", f"error {event.text}")
+
+    async def stop_search(self, timeout: float = STOP_TIMEOUT) -> None:
+        """After a time loss: ``stop`` and wait for that search's ``bestmove``, or mark broken."""
+        try:
+            with trio.move_on_after(timeout) as scope:
+                await self._write(Stop())
+                while True:
+                    event = await self._event()
+                    if isinstance(event, (BestMove, Resign)):
+                        return
+        except EngineFailure:
+            self.broken = True
+            return
+        if scope.cancelled_caught:
+            self.broken = True
+
+    async def send_result(self, result: str, reason: str) -> None:
+        """The ``result`` notice (informational); failures here cannot change the game."""
+        if self.broken:
+            return
+        try:
+            with trio.move_on_after(WRITE_TIMEOUT):
+                await self._write(Result(result=result, reason=reason))  # type: ignore[arg-type]
+        except EngineFailure:
+            self.broken = True
+
+    async def aclose(self) -> None:
+        """``quit``, grace, SIGTERM, SIGKILL, reap (the process layer's bounded sequence)."""
+        try:
+            quit_bytes = self.conn.send(Quit())
+        except SeiProtocolError:
+            quit_bytes = b"quit\n"
+        await self.process.aclose(quit_bytes)
+
+    def stderr_tail(self) -> str:
+        sink = self.process.stderr_sink
+        data = sink.getvalue() if isinstance(sink, BoundedCapture) else b""
+        return data[-2000:].decode("utf-8", "replace")
+

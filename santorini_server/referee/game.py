@@ -1,0 +1,201 @@
+"""One adjudicated game between two started engines: the referee's per-turn loop.
+
+Theory of operation.  The loop asks the side to move for a turn (``position`` and ``go`` in one
+write), checks the answer against the rules (``Position.play``: parse, normalise, match), charges
+the clock and moves on, until a win, a side with no complete turn, or a failure.  One cancel
+scope spans the game; its deadline is moved to "now + the mover's allowance" right after each
+``go`` is written and back to infinity when the reply arrives, so the per-turn path creates no
+new scope.  A deadline that fires is a time loss; the engine is then told ``stop`` and given a
+bounded time to answer, outside the scope.  Everything an engine does wrong becomes an
+``Outcome`` with a precise detail; nothing an engine does raises out of :func:`play_game`.
+"""
+
+from __future__ import annotations
+
+import datetime
+import math
+from dataclasses import dataclass, field
+
+import trio
+
+from ..notation import IllegalTurnError, MalformedTurnError
+from ..records import GameRecord, TurnRecord
+from ..records.game import clean_text
+from ..rules import Position, ruleset_of
+from ..sei import Go, Info
+from ..sei import Position as PositionCommand
+from .engine import Engine, EngineFailure
+from .outcome import Outcome
+from .timecontrol import Clock, TimeControl
+
+__all__ = ["GameSetup", "GameReport", "play_game", "make_record", "score_text"]
+
+#: Longest engine text kept in a termination detail (an illegal turn can be megabytes).
+MAX_DETAIL = 120
+
+
+@dataclass(frozen=True)
+class GameSetup:
+    """What a game is played with; the engines are passed separately (they outlive games)."""
+
+    gods: tuple[str, str] = ("mortal", "mortal")
+    opening: str | None = None
+    """An SPS to start from (None: the empty board, SEI ``startpos``)."""
+    tcs: tuple[TimeControl, TimeControl] = field(default_factory=lambda: (TimeControl(10_000, 100), TimeControl(10_000, 100)))
+    margins: tuple[int, int] = (0, 0)
+    ping: bool = False
+    """Add an ``isready`` sync before every ``go`` (off the clock), for engines that parse slowly."""
+    event: str = "?"
+    site: str = "local"
+    round: str = "1"
+    game_number: int | None = None
+
+
+@dataclass
+class GameReport:
+    """The finished game: its outcome, its record, and what the engines' clocks said."""
+
+    outcome: Outcome
+    record: GameRecord
+    final_sps: str
+    engine_seconds: float = 0.0
+    """Sum of the charged thinking times (for overhead measurements)."""
+
+
+def _cut(text: str) -> str:
+    text = clean_text(text)
+    return text if len(text) <= MAX_DETAIL else text[:MAX_DETAIL] + f"... ({len(text)} chars)"
+
+
+def make_record(
+    setup: GameSetup, names: tuple[str, str], outcome: Outcome, turns: list[TurnRecord] | tuple[TurnRecord, ...] = ()
+) -> GameRecord:
+    """The game's record with every tag the referee writes (protocol.md section 5)."""
+    gods = Position.from_sps(setup.opening).gods if setup.opening else setup.gods
+    tc1, tc2 = setup.tcs
+    return GameRecord.build(
+        event=setup.event,
+        site=setup.site,
+        date=datetime.date.today().strftime("%Y.%m.%d"),
+        round=setup.round,
+        player1=names[0],
+        player2=names[1],
+        gods="/".join(gods),
+        ruleset=ruleset_of(*gods),
+        start=setup.opening or "startpos",
+        time_control=str(tc1) if tc1 == tc2 else f"{tc1} | {tc2}",
+        result=outcome.result,
+        termination=outcome.termination,
+        termination_detail=outcome.detail,
+        opening=setup.opening,
+        game_number=setup.game_number,
+        turns=turns,
+    )
+
+
+def score_text(info: Info | None) -> str | None:
+    """An ``info`` score as the record writes it: ``+21``, ``-3``, ``0``, ``win/1``, ``-win/3``."""
+    if info is None:
+        return None
+    if info.score_win is not None:
+        return f"{'-' if info.score_win < 0 else ''}win/{abs(info.score_win)}"
+    if info.score_cp is not None:
+        return f"{info.score_cp:+d}" if info.score_cp else "0"
+    return None
+
+
+def _go(clocks: list[Clock], tc: TimeControl, mover: int) -> Go:
+    """The ``go`` line: both clocks (never negative on the wire) and the mover's own limits."""
+    timed = [c.tc.base_ms is not None for c in clocks]
+    return Go(
+        p1time=max(0, int(clocks[0].remaining_ms)) if timed[0] else None,
+        p2time=max(0, int(clocks[1].remaining_ms)) if timed[1] else None,
+        p1inc=clocks[0].tc.inc_ms if timed[0] else None,
+        p2inc=clocks[1].tc.inc_ms if timed[1] else None,
+        movestogo=clocks[mover].movestogo,
+        movetime=tc.movetime_ms,
+        depth=tc.depth,
+        nodes=tc.nodes,
+    )
+
+
+async def play_game(engines: tuple[Engine, Engine], setup: GameSetup) -> GameReport:
+    """Play one game; ``engines[0]`` is player 1.  Never raises for engine misbehaviour.
+
+    Cancellation from outside (Ctrl-C, a tournament abort) propagates; the caller records the
+    game as aborted if it wants to.
+    """
+    start = Position.from_sps(setup.opening) if setup.opening else Position.start(setup.gods)
+    gods = start.gods
+    pos = start
+    moves: list[str] = []
+    turns: list[TurnRecord] = []
+    clocks = [Clock(tc, margin) for tc, margin in zip(setup.tcs, setup.margins)]
+    outcome: Outcome | None = None
+    engine_seconds = 0.0
+    for side, engine in enumerate(engines):
+        try:
+            await engine.new_game(gods)
+        except EngineFailure as failure:
+            outcome = Outcome(2 - side, failure.kind, _cut(failure.detail))
+            break
+    deadline = trio.CancelScope()
+    mover = pos.to_move
+    with deadline:
+        while outcome is None:
+            if pos.is_lost():
+                outcome = Outcome(2 - pos.to_move, "no-moves", f"player {pos.player} has no complete turn")
+                break
+            mover = pos.to_move
+            engine = engines[mover]
+            clock = clocks[mover]
+            command = PositionCommand(sps=setup.opening, moves=tuple(moves))
+            try:
+                reply = await engine.think(
+                    command, _go(clocks, clock.tc, mover), ping=setup.ping, deadline=deadline, allowance=clock.allowance_ms() / 1000
+                )
+            except EngineFailure as failure:
+                outcome = Outcome(2 - mover, failure.kind, _cut(failure.detail))
+                break
+            elapsed_ms = reply.elapsed * 1000
+            engine_seconds += reply.elapsed
+            overrun = clock.charge(elapsed_ms)
+            if overrun is not None:
+                outcome = Outcome(2 - mover, "time", f"by {math.ceil(overrun)} ms")
+                break
+            if reply.turn is None:
+                outcome = Outcome(2 - mover, "resign", "bestmove resign")
+                break
+            try:
+                transition = pos.play(reply.turn)
+            except (MalformedTurnError, IllegalTurnError) as exc:
+                kind = "malformed " if isinstance(exc, MalformedTurnError) else ""
+                outcome = Outcome(2 - mover, "illegal", f"{kind}{_cut(repr(reply.turn))}")
+                break
+            info = reply.info
+            turns.append(
+                TurnRecord(
+                    turn=transition.stn,
+                    time_ms=round(elapsed_ms),
+                    score=score_text(info),
+                    depth=info.depth if info else None,
+                    nodes=info.nodes if info else None,
+                )
+            )
+            moves.append(transition.stn)
+            pos = transition.position
+            if transition.win:
+                outcome = Outcome(mover + 1, transition.termination or "climb", "")
+    if deadline.cancelled_caught:
+        # the deadline fired during the mover's turn: charge what it used, which overruns
+        elapsed_ms = (trio.current_time() - engines[mover].turn_started) * 1000
+        overrun = clocks[mover].charge(elapsed_ms) or 0.0
+        outcome = Outcome(2 - mover, "time", f"by {max(1, math.ceil(overrun))} ms (no reply by the deadline)")
+        await engines[mover].stop_search()
+    assert outcome is not None
+    for engine in engines:
+        if outcome.winner is not None:
+            await engine.send_result(outcome.result, outcome.termination)
+    record = make_record(setup, (engines[0].name, engines[1].name), outcome, turns)
+    return GameReport(outcome, record, pos.sps(), engine_seconds)
+

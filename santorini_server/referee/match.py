@@ -1,0 +1,149 @@
+"""A match: N games between two engines, colours alternating, engines reused across games.
+
+The engines are started once in the match's nursery and kept for every game (``newgame`` +
+``isready`` between games); one that failed (crash, stall, protocol error, no reply to
+``stop``) is closed and restarted before its next game.  Output lines are cutechess-cli's, so
+tools that parse cutechess output read ours.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+import trio
+
+from ..records import GameRecord, SgnWriter
+from ..stats.standings import format_score_line
+from .engine import Engine, EngineFailure
+from .engine_spec import EngineSpec
+from .game import GameReport, GameSetup, make_record, play_game
+from .outcome import Outcome
+from .timecontrol import TimeControl
+
+__all__ = ["MatchConfig", "MatchSummary", "run_match", "EngineSlot"]
+
+
+@dataclass(frozen=True)
+class MatchConfig:
+    specs: tuple[EngineSpec, EngineSpec]
+    games: int
+    tc: TimeControl
+    gods: tuple[str, str] = ("mortal", "mortal")
+    opening: str | None = None
+    ping: bool = False
+    event: str = "santorini match"
+
+
+@dataclass
+class MatchSummary:
+    wins: list[int] = field(default_factory=lambda: [0, 0])
+    aborted: int = 0
+    records: list[GameRecord] = field(default_factory=list)
+
+
+class EngineSlot:
+    """Keeps one engine running across games, restarting it when it is broken or asked to."""
+
+    def __init__(self, nursery: trio.Nursery, spec: EngineSpec, io_log: Callable[[str, str, str], None] | None) -> None:
+        self.nursery = nursery
+        self.spec = spec
+        self.io_log = io_log
+        self.engine: Engine | None = None
+        self.restarts = 0
+
+    async def get(self) -> Engine:
+        """A healthy engine for the next game (raises EngineFailure if it cannot be started)."""
+        if self.engine is not None and (self.engine.broken or self.spec.restart):
+            await self.engine.aclose()
+            self.engine = None
+            self.restarts += 1
+        if self.engine is None:
+            self.engine = await Engine.start(self.nursery, self.spec, io_log=self.io_log)
+        return self.engine
+
+    async def aclose(self) -> None:
+        if self.engine is not None:
+            await self.engine.aclose()
+            self.engine = None
+
+
+async def run_match(
+    config: MatchConfig,
+    *,
+    emit: Callable[[str], None] = print,
+    writer: SgnWriter | None = None,
+    io_log: Callable[[str, str, str], None] | None = None,
+) -> MatchSummary:
+    """Play the match; print cutechess-style lines through ``emit``; append records to ``writer``.
+
+    Raises:
+        EngineFailure: an engine could not be started for the first game, or does not support
+            the gods of the match (nothing is played then).
+    """
+    summary = MatchSummary()
+    a, b = config.specs
+    failure: EngineFailure | None = None
+    async with trio.open_nursery() as nursery:
+        slots = (EngineSlot(nursery, a, io_log), EngineSlot(nursery, b, io_log))
+        try:
+            for slot in slots:
+                engine = await slot.get()
+                missing = [g for g in config.gods if not engine.supports((g, g))]
+                if missing:
+                    raise EngineFailure(
+                        "engine-error",
+                        f"{engine.name} does not support {', '.join(missing)} (it lists: {' '.join(engine.info.gods)})",
+                    )
+            for i in range(1, config.games + 1):
+                order = (0, 1) if i % 2 == 1 else (1, 0)
+                names = (config.specs[order[0]].name, config.specs[order[1]].name)
+                emit(f"Started game {i} of {config.games} ({names[0]} vs {names[1]})")
+                report = await _play_one(config, slots, order, i)
+                outcome = report.outcome
+                emit(f"Finished game {i} ({names[0]} vs {names[1]}): {outcome.result} {{{outcome.reason(names)}}}")
+                if writer is not None:
+                    writer.append(report.record)
+                summary.records.append(report.record)
+                if outcome.winner is None:
+                    summary.aborted += 1
+                else:
+                    summary.wins[order[outcome.winner - 1]] += 1
+        except EngineFailure as exc:
+            failure = exc  # re-raised bare, outside the nursery (not in an ExceptionGroup)
+        finally:
+            with trio.CancelScope(shield=True):
+                for slot in slots:
+                    await slot.aclose()
+    if failure is not None:
+        raise failure
+    emit(format_score_line(a.name, b.name, summary.wins[0], summary.wins[1], 0))
+    return summary
+
+
+def _setup(config: MatchConfig, specs: tuple[EngineSpec, EngineSpec], number: int) -> GameSetup:
+    return GameSetup(
+        gods=config.gods,
+        opening=config.opening,
+        tcs=(specs[0].tc or config.tc, specs[1].tc or config.tc),
+        margins=(specs[0].timemargin_ms, specs[1].timemargin_ms),
+        ping=config.ping,
+        event=config.event,
+        round=str(number),
+        game_number=number,
+    )
+
+
+async def _play_one(config: MatchConfig, slots: tuple[EngineSlot, EngineSlot], order: tuple[int, int], number: int) -> GameReport:
+    specs = (slots[order[0]].spec, slots[order[1]].spec)
+    setup = _setup(config, specs, number)
+    engines: list[Engine] = []
+    for side, index in enumerate(order):
+        try:
+            engines.append(await slots[index].get())
+        except EngineFailure as failure:
+            # the engine could not be (re)started: it loses this game, the match goes on
+            outcome = Outcome(2 - side, failure.kind, failure.detail)
+            record = make_record(setup, (specs[0].name, specs[1].name), outcome)
+            return GameReport(outcome, record, config.opening or "")
+    return await play_game((engines[0], engines[1]), setup)

@@ -1,0 +1,195 @@
+"""Time controls and clocks: pure arithmetic, no trio (the referee reads the time, we account it).
+
+Grammar of a time control (the ``--tc`` flag and an engine spec's ``tc=``), cutechess-style,
+several parts joined by ``,``:
+
+=====================  =====================================================================
+``60+0.5``             Fischer: 60 s on the clock, 0.5 s added after every turn
+``0.2+0.002``          the same at bullet speed
+``40/60+0``            60 s for every 40 turns (``movestogo`` is sent), no increment
+``60``                 sudden death, no increment
+``movetime=0.1``       a fixed 0.1 s per turn (hard deadline ``movetime + timemargin``)
+``depth=6``            passed through to ``go``; a hard deadline still applies (``hard=``)
+``nodes=20000``        passed through to ``go``; likewise
+``hard=30``            the hard per-turn deadline, in seconds, for untimed turns (default 60)
+``inf``                no clock at all (only with depth/nodes, or for analysis)
+=====================  =====================================================================
+
+Clock rule (protocol.md 4.3): the elapsed time of a turn is charged to the mover, then the
+increment is added (placement turns included); the mover loses on time when its clock would go
+below ``-timemargin``.  In ``movetime`` mode the turn loses when it takes longer than
+``movetime + timemargin``.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+
+__all__ = ["TimeControl", "Clock", "parse_tc", "DEFAULT_HARD_DEADLINE_MS"]
+
+#: Per-turn hard deadline when nothing else bounds a turn (depth/nodes limits): engines that
+#: ignore the limit must still lose eventually (fastchess#1029 asks for exactly this).
+DEFAULT_HARD_DEADLINE_MS = 60_000
+
+_NUMBER = r"(?:\d+(?:\.\d*)?|\.\d+)"
+_CLOCK_RE = re.compile(rf"(?:(?P<moves>[1-9]\d*)/)?(?P<base>{_NUMBER}|\d+:\d{{1,2}}(?:\.\d*)?)(?:\+(?P<inc>{_NUMBER}))?")
+
+
+def _seconds(text: str) -> float:
+    if ":" in text:
+        minutes, seconds = text.split(":")
+        return int(minutes) * 60 + float(seconds)
+    return float(text)
+
+
+def _ms(seconds: float) -> int:
+    return int(round(seconds * 1000))
+
+
+@dataclass(frozen=True, slots=True)
+class TimeControl:
+    """A parsed time control; ``str()`` spells it back (the SGN ``TimeControl`` tag)."""
+
+    base_ms: int | None = None
+    """Clock at the start (None: no clock)."""
+    inc_ms: int = 0
+    moves: int | None = None
+    """Turns per period; the base is added again after each period."""
+    movetime_ms: int | None = None
+    depth: int | None = None
+    nodes: int | None = None
+    hard_ms: int = DEFAULT_HARD_DEADLINE_MS
+
+    def __str__(self) -> str:
+        parts = []
+        if self.base_ms is not None:
+            clock = _fmt(self.base_ms)
+            if self.moves:
+                clock = f"{self.moves}/{clock}"
+            if self.inc_ms:
+                clock += "+" + _fmt(self.inc_ms)
+            parts.append(clock)
+        if self.movetime_ms is not None:
+            parts.append(f"movetime={_fmt(self.movetime_ms)}")
+        if self.depth is not None:
+            parts.append(f"depth={self.depth}")
+        if self.nodes is not None:
+            parts.append(f"nodes={self.nodes}")
+        if self.hard_ms != DEFAULT_HARD_DEADLINE_MS:
+            parts.append(f"hard={_fmt(self.hard_ms)}")
+        return ",".join(parts) or "inf"
+
+    @property
+    def is_timed(self) -> bool:
+        return self.base_ms is not None or self.movetime_ms is not None
+
+
+def _fmt(ms: int) -> str:
+    text = f"{ms / 1000:.3f}".rstrip("0").rstrip(".")
+    return text or "0"
+
+
+def parse_tc(text: str) -> TimeControl:
+    """Parse a time control (grammar in the module docstring).
+
+    Raises:
+        ValueError: a one-line message quoting the offending part.
+    """
+    base = moves = movetime = depth = nodes = None
+    inc = 0
+    hard = DEFAULT_HARD_DEADLINE_MS
+    if not text.strip():
+        raise ValueError("empty time control (e.g. 60+0.5, 40/60, movetime=0.1, depth=6)")
+    for part in text.split(","):
+        part = part.strip()
+        key, sep, value = part.partition("=")
+        try:
+            if part == "inf":
+                continue
+            if not sep:
+                m = _CLOCK_RE.fullmatch(part)
+                if m is None or base is not None:
+                    raise ValueError
+                base = _ms(_seconds(m["base"]))
+                inc = _ms(float(m["inc"])) if m["inc"] else 0
+                moves = int(m["moves"]) if m["moves"] else None
+                if base <= 0:
+                    raise ValueError
+            elif key in ("movetime", "st"):
+                movetime = _ms(float(value))
+                if movetime <= 0 or not math.isfinite(movetime):
+                    raise ValueError
+            elif key == "depth":
+                depth = int(value)
+                if depth < 1:
+                    raise ValueError
+            elif key == "nodes":
+                nodes = int(value)
+                if nodes < 1:
+                    raise ValueError
+            elif key == "hard":
+                hard = _ms(float(value))
+                if hard <= 0:
+                    raise ValueError
+            else:
+                raise ValueError
+        except ValueError:
+            raise ValueError(
+                f"bad time control part {part!r} in {text!r} "
+                "(expected e.g. 60+0.5, 40/60+0, movetime=0.1, depth=6, nodes=20000, hard=30, inf)"
+            ) from None
+    if base is not None and movetime is not None:
+        raise ValueError(f"time control {text!r} has both a clock and movetime: choose one")
+    return TimeControl(base, inc, moves, movetime, depth, nodes, hard)
+
+
+@dataclass(slots=True)
+class Clock:
+    """One player's clock in one game.  ``remaining_ms`` may go negative by up to the margin."""
+
+    tc: TimeControl
+    margin_ms: int = 0
+    remaining_ms: float = 0.0
+    turns: int = 0
+
+    def __post_init__(self) -> None:
+        self.remaining_ms = float(self.tc.base_ms or 0)
+
+    @property
+    def movestogo(self) -> int | None:
+        """Turns left in this period (``go movestogo``), or None without periods."""
+        if not self.tc.moves:
+            return None
+        return self.tc.moves - self.turns % self.tc.moves
+
+    def allowance_ms(self) -> float:
+        """How long the mover may think before it has lost (the per-turn deadline)."""
+        tc = self.tc
+        if tc.movetime_ms is not None:
+            return tc.movetime_ms + self.margin_ms
+        if tc.base_ms is not None:
+            return max(0.0, self.remaining_ms + self.margin_ms)
+        return float(tc.hard_ms)
+
+    def charge(self, elapsed_ms: float) -> float | None:
+        """Charge a finished turn; return the overrun in ms if it lost on time, else None.
+
+        Fischer: subtract, check against ``-margin``, then add the increment (and the base
+        again at the end of a period).
+        """
+        tc = self.tc
+        self.turns += 1
+        if tc.movetime_ms is not None:
+            over = elapsed_ms - tc.movetime_ms
+            return over if over > self.margin_ms else None
+        if tc.base_ms is None:
+            return elapsed_ms - tc.hard_ms if elapsed_ms > tc.hard_ms else None
+        self.remaining_ms -= elapsed_ms
+        if self.remaining_ms < -self.margin_ms:
+            return -self.remaining_ms
+        self.remaining_ms += tc.inc_ms
+        if tc.moves and self.turns % tc.moves == 0:
+            self.remaining_ms += tc.base_ms
+        return None

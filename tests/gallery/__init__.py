@@ -1,0 +1,1 @@
+"""Small SEI engines for tests: well-behaved instant engines and a gallery of misbehaviour."""
