@@ -1,0 +1,141 @@
+"""The referee with real engine processes: results, terminations, clocks, restarts."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+import trio
+import trio.testing
+
+from santorini_server.records import parse_sgn
+from santorini_server.referee import Engine, EngineFailure, GameSetup, parse_engine_spec, parse_tc, play_game
+from santorini_server.referee.match import MatchConfig, run_match
+from santorini_server.rules import Position
+
+PY = sys.executable
+
+
+def gallery(module: str, *args: str, name: str | None = None) -> str:
+    spec = f"cmd={PY} arg=-m arg=tests.gallery.{module} " + " ".join(f"arg={a}" for a in args)
+    return spec + f" name={name or module}"
+
+
+async def start(nursery: trio.Nursery, text: str, **kwargs: float) -> Engine:
+    return await Engine.start(nursery, parse_engine_spec(text), **kwargs)  # type: ignore[arg-type]
+
+
+async def play(a: str, b: str, tc: str = "10+0.1", **setup: object):  # type: ignore[no-untyped-def]
+    async with trio.open_nursery() as nursery:
+        e1, e2 = await start(nursery, a), await start(nursery, b)
+        try:
+            t = parse_tc(tc)
+            return await play_game((e1, e2), GameSetup(tcs=(t, t), **setup))  # type: ignore[arg-type]
+        finally:
+            await e1.aclose()
+            await e2.aclose()
+
+
+def replay(record) -> Position:  # type: ignore[no-untyped-def]
+    pos = Position.from_sps(record.start) if record.start != "startpos" else Position.start(record.gods)
+    for t in record.turns:
+        pos = pos.play(t.turn).position
+    return pos
+
+
+async def test_a_game_between_instant_engines_ends_in_a_recorded_win() -> None:
+    report = await play(gallery("instant", name="A"), gallery("instant", name="B"))
+    assert report.outcome.termination in ("climb", "no-moves")
+    assert report.outcome.winner in (1, 2)
+    assert replay(report.record).sps() == report.final_sps  # every recorded turn re-validates
+    assert report.record.players == ("A", "B")
+    assert all(t.time_ms is not None and t.depth == 1 and t.score == "+5" for t in report.record.turns)
+
+
+async def test_illegal_turn_loses_with_the_turn_quoted() -> None:
+    report = await play(gallery("instant", name="A"), gallery("instant", "illegal", name="B"))
+    assert (report.outcome.winner, report.outcome.termination) == (1, "illegal")
+    assert report.outcome.detail == "'a1-a1+a1'"
+    assert len(report.record.turns) == 3  # two placements and player 1's first play turn
+
+
+async def test_resign() -> None:
+    report = await play(gallery("instant", "resign", name="A"), gallery("instant", name="B"))
+    assert (report.outcome.winner, report.outcome.termination) == (2, "resign")
+
+
+async def test_crash_mid_game_names_the_exit_code() -> None:
+    report = await play(gallery("instant", "crash=3", name="A"), gallery("instant", name="B"))
+    assert (report.outcome.winner, report.outcome.termination) == (2, "crash")
+    assert "exit code 3" in report.outcome.detail
+
+
+async def test_engine_that_sleeps_past_its_clock_loses_on_time() -> None:
+    report = await play(gallery("instant", "sleep=300", name="A"), gallery("instant", name="B"), tc="0.1+0")
+    assert (report.outcome.winner, report.outcome.termination) == (2, "time")
+    assert report.outcome.detail.startswith("by ")
+
+
+async def test_the_charged_time_is_what_the_engine_spent() -> None:
+    report = await play(gallery("instant", "sleep=40", name="A"), gallery("instant", "sleep=40", name="B"), tc="60+0")
+    times = [t.time_ms for t in report.record.turns]
+    assert times and all(35 <= (t or 0) <= 120 for t in times), times
+
+
+async def test_opening_position_and_gods_from_sps() -> None:
+    opening = "apollo/minotaur;00000/00000/00000/00000/00000;b3,d3/c2,c4;1;2"
+    report = await play(gallery("instant", name="A"), gallery("instant", name="B"), opening=opening)
+    assert report.record.start == opening and report.record.gods == ("apollo", "minotaur")
+    assert replay(report.record).sps() == report.final_sps
+
+
+async def test_engine_that_hangs_loses_on_time_at_the_exact_deadline(mock_clock: trio.testing.MockClock) -> None:
+    mock_clock.autojump_threshold = 0.5  # real replies arrive in ms; only a true hang jumps
+    async with trio.open_nursery() as nursery:
+        hang = await start(nursery, gallery("hang"))
+        ok = await start(nursery, gallery("instant"))
+        t = parse_tc("3+0")
+        start_time = trio.current_time()
+        report = await play_game((hang, ok), GameSetup(tcs=(t, t)))
+        assert (report.outcome.winner, report.outcome.termination) == (2, "time")
+        assert hang.turn_started - start_time < 0.5
+        assert hang.broken  # it did not answer stop either: it will be restarted
+        await hang.aclose()
+        await ok.aclose()
+
+
+async def test_engine_that_never_answers_sei_is_a_stall(mock_clock: trio.testing.MockClock) -> None:
+    mock_clock.autojump_threshold = 0.5
+    async with trio.open_nursery() as nursery:
+        with pytest.raises(EngineFailure) as info:
+            await start(nursery, gallery("mute"), handshake_timeout=10.0)
+    assert info.value.kind == "stall" and "no seiok within 10 s" in info.value.detail
+
+
+async def test_match_restarts_a_crashed_engine_and_alternates_colours(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    lines: list[str] = []
+    specs = (parse_engine_spec(gallery("instant", "crash=3", name="Crashy")), parse_engine_spec(gallery("instant", name="Solid")))
+    summary = await run_match(MatchConfig(specs, 3, parse_tc("10+0.1")), emit=lines.append)
+    assert lines[0] == "Started game 1 of 3 (Crashy vs Solid)"
+    assert lines[2] == "Started game 2 of 3 (Solid vs Crashy)"
+    finished = [line for line in lines if line.startswith("Finished")]
+    assert all("Crashy disconnects: exited during its turn (exit code 3)" in line for line in finished)
+    assert summary.wins == [0, 3]
+    assert lines[-1] == "Score of Crashy vs Solid: 0 - 3 - 0  [0.000] 3"
+
+
+def test_match_command_writes_sgn_that_replays(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import subprocess
+
+    out = tmp_path / "games.sgn"
+    proc = subprocess.run(
+        [PY, "-m", "santorini_server.cli", "match", gallery("instant", name="A"), gallery("instant", name="B"),
+         "--games", "2", "--tc", "5+0.05", "--out", str(out)],
+        capture_output=True, text=True, timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "Score of A vs B: " in proc.stdout
+    records = parse_sgn(out.read_text())
+    assert len(records) == 2
+    for record in records:
+        replay(record)
