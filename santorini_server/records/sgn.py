@@ -1,0 +1,482 @@
+"""SGN, the PGN-style text form of game records (protocol.md section 5): parse and format.
+
+Theory of operation
+-------------------
+A file is a sequence of games; a game is tag-pair lines, then movetext, then (usually) a blank
+line. The reader is line driven so :func:`iter_sgn` can stream a large file; :func:`parse_sgn`
+is the same reader over a string. Per game the states are *between games* -> *tags* (lines
+``[Name "value"]``; blank lines are skipped) -> *movetext* (begun by the first other line) ->
+back to *between* once the result token is read. Movetext is split into tokens: whitespace,
+``{comment}``, and words; a word is a move number (``12.`` or ``12...``), a result (``1-0``,
+``0-1``, ``*``) or a turn. Move numbers are checked against a counter started from the
+``Start`` tag, so a wrong or missing number is reported where it occurs.
+
+Exactness. The writer emits one canonical text per record and the reader gives every record
+back unchanged: ``parse_sgn(format_sgn(r)) == [r]`` for every :class:`GameRecord`, and
+``format_sgn(parse_sgn(x)[0]) == x`` for canonical text ``x``. Non-canonical but unambiguous
+input (extra spaces, other wrapping, ``0.870s``, ``2...`` after a comment) is accepted.
+
+Comment grammar (inside the braces; ``SP`` is one space)::
+
+    body      = telemetry [ "," SP note ]      ; "{+21/6 0.87s}", "{win/1 0.05s, book}"
+              | "," SP note                    ; note that would otherwise read as telemetry
+              | note                           ; anything that does not parse as the above
+    telemetry = [ slot1 ] [ SP time ] [ SP nodes ]   (fields space-separated, in this order)
+    slot1     = score [ "/" depth ]            ; "+21/6", "-3", "win/1", "-win/3/12"
+              | "d=" depth                     ; depth without a score
+    score     = [ "+" | "-" ] ( "win/" N | N )
+    time      = SECONDS "." 2*3DIGIT "s"       ; exact milliseconds, see below
+    nodes     = "n=" N
+    N         = "0" | nonzero-digit *17DIGIT   ; no leading zeros, at most 18 digits
+
+The first ``", "`` ends the telemetry; the note after it is kept verbatim (it may hold commas and
+spaces). A body whose part before ``", "`` is not valid telemetry is a note as a whole, which is
+why the formatter writes a bare note only when the note would not parse as telemetry, and
+``{, note}`` otherwise. ``{}`` is an empty comment (no fields).
+
+Time is written in seconds with three decimals, shortened to two when the last digit is 0
+(``870`` ms -> ``0.87s`` as cutechess writes it, ``1234`` -> ``1.234s``, ``5`` -> ``0.005s``).
+Both forms are exact, so ``time_ms`` round-trips. The reader also accepts ``1s`` and one decimal;
+a time with more than three decimals (not a whole number of milliseconds) is not telemetry, so
+such a body is read as a note, verbatim.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from typing import Iterable, Iterator
+
+from .game import (
+    _NUM,
+    _SCORE_RE,
+    _TURN_RE,
+    REQUIRED_TAGS,
+    GameRecord,
+    RecordError,
+    TurnRecord,
+    check_tag,
+    start_side_and_turn,
+)
+
+__all__ = ["SgnError", "MAX_LINE", "format_sgn", "format_sgn_games", "parse_sgn", "iter_sgn"]
+
+#: Movetext line limit. PGN export format keeps lines under 80 columns; a full turn (number and
+#: both turns) is never split unless it alone is longer, and a comment is never split.
+MAX_LINE = 79
+
+
+class SgnError(RecordError):
+    """Malformed SGN text, with the 1-based ``line`` and ``column`` where it was noticed."""
+
+    def __init__(self, message: str, line: int, column: int) -> None:
+        super().__init__(f"line {line}, column {column}: {message}")
+        self.message = message
+        self.line = line
+        self.column = column
+
+
+# --- comments ------------------------------------------------------------------------------
+
+_EVAL_RE = re.compile(rf"(?P<score>{_SCORE_RE.pattern})(?:/(?P<depth>{_NUM}))?")
+_DEPTH_RE = re.compile(rf"d=(?P<depth>{_NUM})")
+_TIME_RE = re.compile(r"(?P<sec>[0-9]{1,15})(?:\.(?P<frac>[0-9]{1,3}))?s")
+_NODES_RE = re.compile(rf"n=(?P<nodes>{_NUM})")
+
+def _parse_telemetry(head: str) -> tuple[str | None, int | None, int | None, int | None] | None:
+    """(score, depth, time_ms, nodes) from the telemetry part, or None if it is not telemetry."""
+    score: str | None = None
+    depth: int | None = None
+    time_ms: int | None = None
+    nodes: int | None = None
+    if head == "":
+        return score, depth, time_ms, nodes
+    slot = 0
+    for word in head.split(" "):
+        if slot == 0 and (m := _EVAL_RE.fullmatch(word)):
+            score = m["score"]
+            depth = None if m["depth"] is None else int(m["depth"])
+            slot = 1
+        elif slot == 0 and (m := _DEPTH_RE.fullmatch(word)):
+            depth = int(m["depth"])
+            slot = 1
+        elif slot <= 1 and (m := _TIME_RE.fullmatch(word)):
+            frac = (m["frac"] or "").ljust(3, "0")
+            time_ms = int(m["sec"]) * 1000 + int(frac)
+            slot = 2
+        elif slot <= 2 and (m := _NODES_RE.fullmatch(word)):
+            nodes = int(m["nodes"])
+            slot = 3
+        else:
+            return None
+    return score, depth, time_ms, nodes
+
+
+def _parse_comment_body(body: str) -> tuple[str | None, int | None, int | None, int | None, str | None]:
+    """(score, depth, time_ms, nodes, note) of a comment's text between the braces."""
+    head, sep, note = body.partition(", ")
+    telemetry = _parse_telemetry(head)
+    if telemetry is None:
+        return None, None, None, None, body
+    return (*telemetry, note if sep else None)
+
+
+def _format_time(ms: int) -> str:
+    sec, rest = divmod(ms, 1000)
+    if rest % 10 == 0:
+        return f"{sec}.{rest // 10:02d}s"
+    return f"{sec}.{rest:03d}s"
+
+
+def _format_comment(t: TurnRecord) -> str | None:
+    """The ``{...}`` token for a turn's telemetry and note, or None if it has none."""
+    fields: list[str] = []
+    if t.score is not None:
+        fields.append(t.score if t.depth is None else f"{t.score}/{t.depth}")
+    elif t.depth is not None:
+        fields.append(f"d={t.depth}")
+    if t.time_ms is not None:
+        fields.append(_format_time(t.time_ms))
+    if t.nodes is not None:
+        fields.append(f"n={t.nodes}")
+    telemetry = " ".join(fields)
+    if t.comment is None:
+        return "{" + telemetry + "}" if telemetry else None
+    if telemetry:
+        return "{" + telemetry + ", " + t.comment + "}"
+    if _parse_comment_body(t.comment) == (None, None, None, None, t.comment):
+        return "{" + t.comment + "}"
+    return "{, " + t.comment + "}"
+
+
+# --- formatting ----------------------------------------------------------------------------
+
+
+def _escape(value: str) -> str:
+    return value.replace("\\", "\\\\").replace('"', '\\"')
+
+
+def _movetext_groups(record: GameRecord) -> list[list[list[str]]]:
+    """Movetext as full turns -> half turns -> tokens, for :func:`_wrap`.
+
+    A full turn is ``[["n.", t1, "{c1}"], [t2, "{c2}"]]``; the result is a group of its own.
+    """
+    side, number = start_side_and_turn(record.start)
+    groups: list[list[list[str]]] = []
+    for i, t in enumerate(record.turns):
+        unit = [t.turn]
+        comment = _format_comment(t)
+        if comment is not None:
+            unit.append(comment)
+        if side == 1:
+            groups.append([[f"{number}.", *unit]])
+            side = 2
+        else:
+            if i == 0:
+                groups.append([[f"{number}...", *unit]])
+            else:
+                groups[-1].append(unit)
+            side, number = 1, number + 1
+    groups.append([[record.result]])
+    return groups
+
+
+def _wrap(groups: list[list[list[str]]]) -> list[str]:
+    """Fill lines up to :data:`MAX_LINE`, breaking between full turns; a full turn too long for
+    a line breaks between its half turns (a turn stays with its comment), and only a half turn
+    too long for a line breaks between its tokens. A single token may exceed the limit."""
+    lines: list[str] = []
+    line = ""
+
+    def put(text: str, *, token: bool = False) -> bool:
+        """Add ``text`` to the line if it fits; a token always goes on an empty line."""
+        nonlocal line
+        candidate = f"{line} {text}" if line else text
+        if len(candidate) > MAX_LINE and (line or not token):
+            return False
+        line = candidate
+        return True
+
+    def put_on_fresh_line(text: str, *, token: bool = False) -> bool:
+        nonlocal line
+        if put(text, token=token):
+            return True
+        if line:
+            lines.append(line)
+            line = ""
+        return put(text, token=token)
+
+    for group in groups:
+        if put_on_fresh_line(" ".join(" ".join(unit) for unit in group)):
+            continue
+        for unit in group:
+            if put_on_fresh_line(" ".join(unit)):
+                continue
+            for item in unit:
+                put_on_fresh_line(item, token=True)
+    lines.append(line)
+    return lines
+
+
+def format_sgn(record: GameRecord) -> str:
+    """Canonical SGN text of one game: tag lines, a blank line, movetext; ends with ``\\n``.
+
+    Tags keep the record's order; values are quoted with ``\\\\`` and ``\\"`` escapes (PGN).
+    """
+    lines = [f'[{name} "{_escape(value)}"]' for name, value in record.tags]
+    lines.append("")
+    lines.extend(_wrap(_movetext_groups(record)))
+    return "\n".join(lines) + "\n"
+
+
+def format_sgn_games(records: Iterable[GameRecord]) -> str:
+    """Canonical SGN file: every game followed by a blank line (what :class:`SgnWriter` appends)."""
+    return "".join(format_sgn(r) + "\n" for r in records)
+
+
+# --- parsing -------------------------------------------------------------------------------
+
+_TOKEN_RE = re.compile(
+    r"(?P<ws>[ \t\r]+)|(?P<comment>\{[^{}]*\})|(?P<open>\{)|(?P<close>\})|(?P<word>[^ \t\r{}]+)"
+)
+_NUMBER_RE = re.compile(r"(?P<n>[1-9][0-9]{0,17})\.(?P<dots>\.\.)?")
+_TAG_NAME_START_RE = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
+_WS = " \t\r"
+
+
+def _skip_ws(line: str, i: int) -> int:
+    while i < len(line) and line[i] in _WS:
+        i += 1
+    return i
+
+
+def _parse_tag_line(line: str, lineno: int) -> tuple[str, str, int]:
+    """(name, value, value column) of a ``[Name "value"]`` line."""
+    i = _skip_ws(line, 0)
+    assert line[i] == "["
+    j = _skip_ws(line, i + 1)
+    m = _TAG_NAME_START_RE.match(line, j)
+    end = j
+    while end < len(line) and line[end] not in _WS + '"]':
+        end += 1
+    if m is None or m.end() != end:
+        raise SgnError(f"bad tag name {line[j:end]!r} in {line!r}", lineno, j + 1)
+    name = m[0]
+    k = _skip_ws(line, end)
+    if k == len(line):
+        raise SgnError(f"unterminated tag pair {line!r}: no value", lineno, k + 1)
+    if line[k] != '"' or k == end:
+        raise SgnError(f"expected a space and '\"' after tag name {name!r} in {line!r}", lineno, k + 1)
+    value_col = k + 1
+    chars: list[str] = []
+    p = k + 1
+    while True:
+        if p >= len(line):
+            raise SgnError(f"unterminated tag value in {line!r}", lineno, value_col)
+        ch = line[p]
+        if ch == '"':
+            break
+        if ch == "\\":
+            if line[p + 1 : p + 2] not in ("\\", '"'):
+                raise SgnError(
+                    f"bad escape {line[p:p + 2]!r} in tag value (only \\\\ and \\\" exist): {line!r}",
+                    lineno, p + 1,
+                )
+            chars.append(line[p + 1])
+            p += 2
+            continue
+        chars.append(ch)
+        p += 1
+    q = _skip_ws(line, p + 1)
+    if q == len(line):
+        raise SgnError(f"unterminated tag pair {line!r}: missing ']'", lineno, q + 1)
+    if line[q] != "]":
+        raise SgnError(f"unexpected {line[q:]!r} after tag value in {line!r}", lineno, q + 1)
+    r = _skip_ws(line, q + 1)
+    if r != len(line):
+        raise SgnError(f"unexpected {line[r:]!r} after tag pair", lineno, r + 1)
+    return name, "".join(chars), value_col
+
+
+class _Reader:
+    """Line-driven SGN reader; :meth:`feed` returns a game when its result token is read."""
+
+    def __init__(self) -> None:
+        self._reset()
+
+    def _reset(self) -> None:
+        self._state = "between"
+        self._tags: list[tuple[str, str]] = []
+        self._names: set[str] = set()
+
+    def _begin_movetext(self, lineno: int, column: int) -> None:
+        missing = [n for n in REQUIRED_TAGS if n not in self._names]
+        try:
+            if missing:
+                raise RecordError(f"missing required tag(s): {', '.join(missing)}")
+            start = dict(self._tags)["Start"]
+            self._side, self._number = start_side_and_turn(start)
+        except RecordError as e:
+            raise SgnError(f"movetext begins but {e}", lineno, column) from None
+        self._result = dict(self._tags)["Result"]
+        self._turns: list[TurnRecord] = []
+        self._numbered = False  # a move number was read for the turn to come
+        self._commentable = False  # the last token was a turn (a comment may follow)
+        self._state = "movetext"
+
+    def feed(self, lineno: int, line: str) -> GameRecord | None:
+        stripped = line.lstrip(_WS)
+        if self._state in ("between", "tags"):
+            if not stripped:
+                return None
+            if stripped.startswith("["):
+                name, value, col = _parse_tag_line(line, lineno)
+                if name in self._names:
+                    raise SgnError(f"duplicate tag {name!r}", lineno, len(line) - len(stripped) + 1)
+                try:
+                    check_tag(name, value)
+                except RecordError as e:
+                    raise SgnError(str(e), lineno, col) from None
+                self._tags.append((name, value))
+                self._names.add(name)
+                self._state = "tags"
+                return None
+            if self._state == "between":
+                raise SgnError(
+                    f"expected a tag pair '[Name \"value\"]' to begin a game, found {line!r}",
+                    lineno, len(line) - len(stripped) + 1,
+                )
+            self._begin_movetext(lineno, len(line) - len(stripped) + 1)
+        elif stripped.startswith("["):
+            raise SgnError(
+                f"missing result: a tag pair {stripped!r} begins before the game's result token",
+                lineno, len(line) - len(stripped) + 1,
+            )
+        return self._movetext_line(lineno, line)
+
+    def _movetext_line(self, lineno: int, line: str) -> GameRecord | None:
+        pos = 0
+        while pos < len(line):
+            m = _TOKEN_RE.match(line, pos)
+            assert m is not None  # the alternatives cover every character
+            col = pos + 1
+            pos = m.end()
+            kind = m.lastgroup
+            token = m[0]
+            if kind == "ws":
+                continue
+            if kind == "open":
+                rest = line[col - 1 :]
+                if "}" in rest:
+                    raise SgnError(f"'{{' inside a comment: {rest!r}", lineno, col)
+                raise SgnError(f"unterminated comment {rest!r} (comments end on their line)", lineno, col)
+            if kind == "close":
+                raise SgnError(f"'}}' without a comment: {line[col - 1:]!r}", lineno, col)
+            if kind == "comment":
+                self._comment(token, lineno, col)
+                continue
+            if token in ("1-0", "0-1", "*"):
+                game = self._finish(token, lineno, col)
+                rest = line[pos:].strip(_WS)
+                if rest:
+                    raise SgnError(f"unexpected {rest!r} after the result", lineno, line.index(rest, pos) + 1)
+                return game
+            if nm := _NUMBER_RE.fullmatch(token):
+                self._move_number(token, nm, lineno, col)
+                continue
+            if _TURN_RE.fullmatch(token):
+                self._turn(token, lineno, col)
+                continue
+            raise SgnError(f"expected a turn, move number or result, found {token!r}", lineno, col)
+        return None
+
+    def _expected_number(self) -> str:
+        return f"{self._number}." if self._side == 1 else f"{self._number}..."
+
+    def _move_number(self, token: str, m: re.Match[str], lineno: int, col: int) -> None:
+        if self._numbered:
+            raise SgnError(f"move number {token!r} follows another move number", lineno, col)
+        dots = m["dots"] is not None
+        if int(m["n"]) != self._number or dots != (self._side == 2):
+            raise SgnError(f"bad move number {token!r}: expected {self._expected_number()!r}", lineno, col)
+        self._numbered = True
+        self._commentable = False
+
+    def _turn(self, token: str, lineno: int, col: int) -> None:
+        if not self._numbered and (self._side == 1 or not self._turns):
+            raise SgnError(
+                f"missing move number before {token!r}: expected {self._expected_number()!r}", lineno, col
+            )
+        self._turns.append(TurnRecord(token))
+        self._numbered = False
+        self._commentable = True
+        if self._side == 1:
+            self._side = 2
+        else:
+            self._side, self._number = 1, self._number + 1
+
+    def _comment(self, token: str, lineno: int, col: int) -> None:
+        if not self._commentable:
+            where = "a second comment on one turn" if self._turns and not self._numbered else "a comment"
+            raise SgnError(f"{where} {token!r} must directly follow a turn", lineno, col)
+        score, depth, time_ms, nodes, note = _parse_comment_body(token[1:-1])
+        try:
+            self._turns[-1] = TurnRecord(self._turns[-1].turn, time_ms, score, depth, nodes, note)
+        except RecordError as e:
+            raise SgnError(f"bad comment {token!r}: {e}", lineno, col) from None
+        self._commentable = False
+
+    def _finish(self, token: str, lineno: int, col: int) -> GameRecord:
+        if self._numbered:
+            raise SgnError(f"result {token!r} follows a move number", lineno, col)
+        if token != self._result:
+            raise SgnError(f"result {token!r} differs from the Result tag {self._result!r}", lineno, col)
+        try:
+            game = GameRecord(tuple(self._tags), tuple(self._turns))
+        except RecordError as e:
+            raise SgnError(str(e), lineno, col) from None
+        self._reset()
+        return game
+
+    def finish(self, lineno: int, column: int) -> None:
+        if self._state == "tags":
+            raise SgnError("end of input after tag pairs: movetext and result missing", lineno, column)
+        if self._state == "movetext":
+            raise SgnError(f"end of input: missing result (expected {self._result!r})", lineno, column)
+
+
+def iter_sgn(stream: Iterable[str]) -> Iterator[GameRecord]:
+    """Games from an iterable of lines (a text file opened with ``encoding="utf-8"``), lazily.
+
+    Raises:
+        SgnError: at the first malformed game, with its line and column (games before it have
+            been yielded). Undecodable bytes in a file are reported as SgnError too.
+    """
+    reader = _Reader()
+    lineno = 0
+    line = ""
+    it = iter(stream)
+    while True:
+        try:
+            raw = next(it)
+        except StopIteration:
+            break
+        except UnicodeDecodeError as e:
+            raise SgnError(f"text is not valid UTF-8 ({e.reason} at byte {e.start})", lineno + 1, 1) from None
+        lineno += 1
+        line = raw.rstrip("\r\n")
+        if lineno == 1 and line.startswith("\ufeff"):
+            line = line[1:]
+        game = reader.feed(lineno, line)
+        if game is not None:
+            yield game
+    reader.finish(max(lineno, 1), len(line) + 1)
+
+
+def parse_sgn(text: str) -> list[GameRecord]:
+    """Every game in ``text`` (zero or more, separated by blank lines).
+
+    Raises:
+        SgnError: malformed text, with line/column and the offending text quoted.
+    """
+    return list(iter_sgn(io.StringIO(text, newline=None)))
