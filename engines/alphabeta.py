@@ -1,0 +1,358 @@
+"""The alpha-beta engine: iterative-deepening negamax with a transposition table.
+
+Theory of operation.  ``depth`` counts complete turns (plies).  Every node first asks
+:func:`~santorini_engines.evaluation.immediate_win` (exact for every god), so a won node costs
+no move generation and a depth-``d`` search sees wins ``d + 1`` plies deep.  Interior nodes are
+``Position`` objects built with ``Position._child``; the last ply is scored straight from the raw
+successor state (no ``Position``), with a cache keyed by that state, because leaves are ~98% of
+the nodes.  Move order: the transposition-table move, two killer turns per ply, then history
+counts plus a bonus for turns that leave our workers higher.  The table stores depth, a bounded
+value (mate scores relative to the node) and the best turn, keyed by the board, the workers,
+the side to move and Athena's flag (not the turn counter, so transpositions meet).
+
+Time: ``Limits.budget_for`` gives the budget; a new iteration starts only while less than
+:data:`NEXT_ITERATION_FRACTION` of it is spent, and the search aborts (checked every 512 nodes)
+at the budget, at ``stop``, or at the ``nodes`` limit; the best turn of the last completed
+iteration is played, or of the interrupted one if it already beat the previous best.
+
+Option ``Hash`` (spin, default 1000): the table's size limit in thousands of entries; a table
+past it is cleared before the next search.  All tables are cleared on ``newgame``.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+
+from santorini_server.rules import Position
+from santorini_server.rules.movegen import RawState, RawTurn, generate
+from santorini_server.rules.squares import BB_ALL
+
+from .evaluation import WIN_SCORE, evaluate, immediate_win
+from .sei_bot import Info, Limits, Option, run_bot
+
+__all__ = ["main", "Searcher", "format_score"]
+
+#: Scores beyond this are forced wins/losses (distance encoded in the remaining part).
+WIN_THRESHOLD = WIN_SCORE - 1000
+INF = 10 * WIN_SCORE
+#: Start another iteration only while less than this share of the budget is spent: the next one
+#: costs several times the last, and an interrupted iteration is mostly wasted.
+NEXT_ITERATION_FRACTION = 0.3
+MAX_DEPTH = 100  # a game has at most ~100 play turns (rules.md)
+EXACT, LOWER, UPPER = 0, 1, 2
+CHECK_EVERY = 512
+#: Score depth-1 nodes with lazily generated, height-layered children (see `_frontier`).
+LAZY_FRONTIER = True
+
+
+class _Abort(Exception):
+    """Raised inside the search when time, ``stop`` or the node limit ends it."""
+
+
+def format_score(score: int) -> str:
+    """SEI ``score`` field: ``cp <x>`` or ``win <n>`` (n = own turns to win, negative: to lose)."""
+    if score >= WIN_THRESHOLD:
+        return f"win {(WIN_SCORE - score) // 2 + 1}"
+    if score <= -WIN_THRESHOLD:
+        return f"win -{(WIN_SCORE + score + 1) // 2}"
+    return f"cp {score}"
+
+
+class Searcher:
+    """Search state that survives between turns of a game (tables, history)."""
+
+    def __init__(self, max_entries: int = 1_000_000) -> None:
+        self.max_entries = max_entries
+        self.tt: dict[tuple[int, ...], tuple[int, int, int, str | None]] = {}
+        self.leaf_cache: dict[tuple[object, ...], int] = {}
+        self.history: dict[str, int] = {}
+        self.nodes = 0
+        self.deadline: float | None = None
+        self.node_limit: int | None = None
+        self.stop = threading.Event()
+        self.killers: list[list[str | None]] = []
+        self._partial: tuple[int, int] | None = None
+
+    def new_game(self) -> None:
+        """Forget everything (positions of another game never come back)."""
+        self.tt.clear()
+        self.leaf_cache.clear()
+        self.history.clear()
+
+    # --- driver -------------------------------------------------------------------------------
+
+    def choose(self, position: Position, limits: Limits, stop: threading.Event, info: Info) -> str:
+        """Iterative deepening within the limits; returns the best turn found (canonical STN)."""
+        started = limits.started
+        budget = limits.budget_for(position.player)
+        self.deadline = None if budget is None else started + budget
+        self.node_limit = limits.nodes
+        self.stop = stop
+        self.nodes = 0
+        self.killers = [[None, None] for _ in range(MAX_DEPTH + 2)]
+        if len(self.tt) > self.max_entries:
+            self.tt.clear()
+        if len(self.leaf_cache) > 2 * self.max_entries:
+            self.leaf_cache.clear()
+        # decay history so old games/turns do not dominate
+        self.history = {k: v >> 2 for k, v in self.history.items() if v >= 4}
+
+        turns = list(generate(position))
+        for t in turns:
+            if t.win:
+                info(f"depth 1 time {self._ms(started)} nodes 1 score win 1 pv {t.stn}")
+                return t.stn
+        children = [(t, position._child(t.state)) for t in turns]
+        order = list(range(len(children)))
+        scores = [0] * len(children)
+        best_index = 0
+        max_depth = min(limits.depth or MAX_DEPTH, MAX_DEPTH)
+        for depth in range(1, max_depth + 1):
+            try:
+                score, idx = self._root(position, children, order, scores, depth)
+            except _Abort:
+                if self._partial is not None and self._partial[0] != best_index:
+                    best_index = self._partial[0]
+                    info(f"string depth {depth} interrupted, switching to {children[best_index][0].stn}")
+                break
+            best_index = idx
+            order.sort(key=lambda i: -scores[i])
+            pv = self._pv(children[idx][1], depth - 1, [children[idx][0].stn])
+            ms = self._ms(started)
+            nps = self.nodes * 1000 // max(ms, 1)
+            info(f"depth {depth} time {ms} nodes {self.nodes} nps {nps} score {format_score(score)} pv {' '.join(pv)}")
+            if abs(score) >= WIN_THRESHOLD or stop.is_set():
+                break
+            if budget is not None and time.monotonic() - started > NEXT_ITERATION_FRACTION * budget:
+                break
+            if self.node_limit is not None and self.nodes >= self.node_limit:
+                break
+        return children[best_index][0].stn
+
+    @staticmethod
+    def _ms(started: float) -> int:
+        return int((time.monotonic() - started) * 1000)
+
+    def _check(self) -> None:
+        if self.stop.is_set():
+            raise _Abort
+        if self.deadline is not None and time.monotonic() >= self.deadline:
+            raise _Abort
+        if self.node_limit is not None and self.nodes >= self.node_limit:
+            raise _Abort
+
+    def _root(
+        self,
+        position: Position,
+        children: list[tuple[RawTurn, Position]],
+        order: list[int],
+        scores: list[int],
+        depth: int,
+    ) -> tuple[int, int]:
+        self._partial = None
+        alpha = -INF
+        best = order[0]
+        opp_god = position.gods[1 - position.to_move]
+        for n, i in enumerate(order):
+            turn, child = children[i]
+            if depth == 1:
+                v = -self._leaf(turn.state, opp_god, 1)
+            elif n == 0:
+                v = -self._negamax(child, depth - 1, -INF, INF, 1)
+            else:  # principal variation search: a null window proves the others worse
+                v = -self._negamax(child, depth - 1, -alpha - 1, -alpha, 1)
+                if v > alpha:
+                    v = -self._negamax(child, depth - 1, -INF, -alpha, 1)
+            scores[i] = v
+            if v > alpha:
+                alpha = v
+                best = i
+            self._partial = (best, alpha)
+        return alpha, best
+
+    def _pv(self, pos: Position, depth: int, line: list[str]) -> list[str]:
+        """The principal variation, followed through the transposition table."""
+        for _ in range(depth):
+            entry = self.tt.get(_key(pos))
+            if entry is None or entry[3] is None:
+                break
+            stn = entry[3]
+            nxt = next((t for t in generate(pos) if t.stn == stn), None)
+            if nxt is None:
+                break
+            line.append(stn)
+            if nxt.win:
+                break
+            pos = pos._child(nxt.state)
+        return line
+
+    # --- search -------------------------------------------------------------------------------
+
+    def _leaf(self, state: RawState, god: str, ply: int) -> int:
+        """Score of a successor state for its side to move (``god``), without building a Position."""
+        self.nodes += 1
+        if self.nodes % CHECK_EVERY == 0:
+            self._check()  # a Hermes node can have thousands of leaves
+        key = (state, god)
+        cached = self.leaf_cache.get(key)
+        if cached is None:
+            h1, h2, h3, domes, mover, other, up = state
+            if immediate_win(h1, h2, h3, domes, other, mover, god, up):
+                cached = WIN_SCORE
+            else:
+                cached = evaluate(h1, h2, h3, domes, other, mover, up)
+            self.leaf_cache[key] = cached
+        return cached - ply if cached == WIN_SCORE else cached
+
+    def _negamax(self, pos: Position, depth: int, alpha: int, beta: int, ply: int) -> int:
+        self.nodes += 1
+        if self.nodes % CHECK_EVERY == 0:
+            self._check()
+        me = pos.to_move
+        mine, theirs = pos.workers[me], pos.workers[1 - me]
+        h1, h2, h3, domes = pos.h1, pos.h2, pos.h3, pos.domes
+        gods = pos.gods
+        if immediate_win(h1, h2, h3, domes, mine, theirs, gods[me], pos.athena_up):
+            return WIN_SCORE - ply
+        key = (h1, h2, h3, domes, mine, theirs, me, pos.athena_up)
+        entry = self.tt.get(key)
+        tt_move = None
+        if entry is not None:
+            e_depth, e_value, e_flag, tt_move = entry
+            if e_depth >= depth:
+                value = _from_tt(e_value, ply)
+                if e_flag == EXACT:
+                    return value
+                if e_flag == LOWER and value > alpha:
+                    alpha = value
+                elif e_flag == UPPER and value < beta:
+                    beta = value
+                if alpha >= beta:
+                    return value
+        if depth == 1 and LAZY_FRONTIER:
+            return self._frontier(pos, key, alpha, beta, ply)
+        turns = list(generate(pos))
+        if not turns:
+            return -(WIN_SCORE - ply)  # rules.md: no complete turn loses
+        killers = self.killers[ply]
+        history = self.history
+
+        def priority(t: RawTurn) -> int:
+            stn = t.stn
+            if stn == tt_move:
+                return 1 << 40
+            if stn == killers[0] or stn == killers[1]:
+                return 1 << 30
+            nm = t.state[4]
+            return history.get(stn, 0) + 8 * ((h1 & nm).bit_count() + (h2 & nm).bit_count())
+
+        turns.sort(key=priority, reverse=True)
+        alpha0 = alpha
+        best = -INF
+        best_move: str | None = None
+        opp_god = gods[1 - me]
+        leaf = self._leaf
+        child_of = pos._child
+        for t in turns:
+            if t.win:
+                v = WIN_SCORE - ply
+            elif depth == 1:
+                v = -leaf(t.state, opp_god, ply + 1)
+            else:
+                v = -self._negamax(child_of(t.state), depth - 1, -beta, -alpha, ply + 1)
+            if v > best:
+                best = v
+                best_move = t.stn
+                if v > alpha:
+                    alpha = v
+                    if alpha >= beta:
+                        if killers[0] != t.stn:
+                            killers[1] = killers[0]
+                            killers[0] = t.stn
+                        history[t.stn] = history.get(t.stn, 0) + depth * depth
+                        break
+        flag = UPPER if best <= alpha0 else LOWER if best >= beta else EXACT
+        self.tt[key] = (depth, _to_tt(best, ply), flag, best_move)
+        return best
+
+
+    def _frontier(self, pos: Position, key: tuple[int, ...], alpha: int, beta: int, ply: int) -> int:
+        """A depth-1 node: children are scored as leaves, generated lazily, highest steps first.
+
+        Most frontier nodes are cut off after a few children, so sorting a full turn list (the
+        profile's top cost) is wasted; the generator's destination filter gives a cheap order
+        instead: turns stepping onto level 2-3, then 1, then 0.  (Hermes' power turns ignore the
+        filter and placement filters both squares: those are generated in one layer.)
+        """
+        alpha0 = alpha
+        best = -INF
+        best_move: str | None = None
+        opp_god = pos.gods[1 - pos.to_move]
+        leaf = self._leaf
+        h1, h2 = pos.h1, pos.h2
+        any_turn = False
+        me = pos.to_move
+        layered = pos.workers[me] and pos.gods[me] != "hermes"
+        for layer in (h2, h1 & ~h2, BB_ALL & ~h1) if layered else (BB_ALL,):
+            for t in generate(pos, BB_ALL, layer):
+                any_turn = True
+                v = WIN_SCORE - ply if t.win else -leaf(t.state, opp_god, ply + 1)
+                if v > best:
+                    best = v
+                    best_move = t.stn
+                    if v > alpha:
+                        alpha = v
+                        if alpha >= beta:
+                            self.tt[key] = (1, _to_tt(best, ply), LOWER, best_move)
+                            return best
+        if not any_turn:
+            return -(WIN_SCORE - ply)
+        self.tt[key] = (1, _to_tt(best, ply), UPPER if best <= alpha0 else EXACT, best_move)
+        return best
+
+
+def _key(pos: Position) -> tuple[int, ...]:
+    me = pos.to_move
+    return (pos.h1, pos.h2, pos.h3, pos.domes, pos.workers[me], pos.workers[1 - me], me, pos.athena_up)
+
+
+def _to_tt(value: int, ply: int) -> int:
+    """Mate scores are stored relative to the node, so they stay right wherever it recurs."""
+    if value >= WIN_THRESHOLD:
+        return value + ply
+    if value <= -WIN_THRESHOLD:
+        return value - ply
+    return value
+
+
+def _from_tt(value: int, ply: int) -> int:
+    if value >= WIN_THRESHOLD:
+        return value - ply
+    if value <= -WIN_THRESHOLD:
+        return value + ply
+    return value
+
+
+def main() -> None:
+    """Serve SEI on stdin/stdout."""
+    searcher = Searcher()
+    hash_option = Option("Hash", "spin", default=1000, min=10, max=100_000)
+
+    def set_hash(value: object) -> None:
+        searcher.max_entries = int(hash_option.value or 1000) * 1000
+
+    hash_option.on_change = set_hash
+    raise SystemExit(
+        run_bot(
+            searcher.choose,
+            name="AlphaBeta",
+            author="santorini-server",
+            options=[hash_option],
+            on_newgame=lambda gods: searcher.new_game(),
+        )
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,173 @@
+"""Static knowledge shared by the bundled engines: immediate wins and a positional evaluation.
+
+Both work on raw boards (the ``h1, h2, h3, domes`` masks of ``santorini_server.rules`` and one
+worker mask per side) so a search can score a successor without building a ``Position``.
+
+``immediate_win`` answers "can the side to move win with its next turn?" exactly, for every god
+(tests/test_engines.py checks it against the move generator); it is what lets a one-ply bot
+avoid handing the opponent a win and lets a search stop at a won leaf.  ``evaluate`` is a
+heuristic in centi-level units from the side to move's view; the weights come from what
+decides Santorini games: height (a worker on level 2 is one step from winning), room to climb,
+threats the opponent must answer, and staying central and close to the opponent to block it.
+"""
+
+from __future__ import annotations
+
+from santorini_server.rules.squares import BB_ALL, NEIGHBOURS, NEIGHBOURS_BY_BIT, PUSH_TARGET
+
+__all__ = ["immediate_win", "evaluate", "level_of", "WIN_SCORE"]
+
+#: Score of a won position (mate-like: a search subtracts the distance in plies).
+WIN_SCORE = 100_000
+
+_NB = NEIGHBOURS_BY_BIT
+_SQ = {1 << sq: sq for sq in range(25)}
+_PUSH_BY_BIT = {(1 << a, 1 << b): 1 << c for (a, b), c in PUSH_TARGET.items()}
+
+# Squares by ring: centre c3, the eight around it, the sixteen edge squares (corners worst).
+_CENTRE = [0] * 25
+for _sq in range(25):
+    _r, _f = divmod(_sq, 5)
+    _ring = max(abs(_r - 2), abs(_f - 2))
+    _CENTRE[_sq] = (14, 7, 0)[_ring] - (3 if _ring == 2 and _r in (0, 4) and _f in (0, 4) else 0)
+del _sq, _r, _f, _ring
+_CENTRE_BY_BIT = {1 << sq: v for sq, v in enumerate(_CENTRE)}
+
+#: Chebyshev distance between squares (index by square numbers).
+_DIST = [[max(abs(a // 5 - b // 5), abs(a % 5 - b % 5)) for b in range(25)] for a in range(25)]
+
+# Weights (tuned by engine_duel self-play, see spec_parts/engines.md).
+_HEIGHT = (0, 45, 140, 110)  # worker standing on level 0/1/2/3 (3 only when forced there)
+_MOBILITY = 4  # per free neighbour the worker can step to
+_UP = (10, 22, 0, 0)  # per reachable square one level up, by the worker's level
+_STUCK = 60  # a worker with nowhere to go
+_THREAT_ONE = 160  # the opponent (to move next after us) has one winning square
+_THREAT_MANY = 650  # ... two or more: usually decisive
+_THREAT_SELF = 70  # the side to move has a win square blocked only by Athena
+_NEAR = (0, 18, 10, 3, 0, 0)  # by distance: our worker near an opponent worker on level >= 1
+
+
+def level_of(h1: int, h2: int, h3: int, bit: int) -> int:
+    """Level 0-3 of the square ``bit`` (a domed square reads 0: domes carry no level bits)."""
+    return (1 if h1 & bit else 0) + (1 if h2 & bit else 0) + (1 if h3 & bit else 0)
+
+
+def immediate_win(
+    h1: int, h2: int, h3: int, domes: int, mine: int, theirs: int, god: str, no_up: bool
+) -> bool:
+    """Whether the side to move (workers ``mine``, playing ``god``) has a winning turn now.
+
+    rules.md "Win": a voluntary move up onto level 3 (not 3->3); Pan also by dropping two or more
+    levels; Athena's opponent cannot move up (``no_up``) but Pan may still drop.  Apollo may climb
+    onto a level-3 square an opponent stands on (swap), the Minotaur too if the push square is free
+    and on the board; Artemis may climb to 3 with her second step.  Hermes and Prometheus win only
+    with a normal move (their power moves never go up).
+    """
+    if not mine:
+        return False
+    occupied = mine | theirs
+    free = BB_ALL & ~(occupied | domes)
+    if god == "pan":
+        ge2 = mine & h2  # a worker on level 2 or 3 dropping to level <= its level - 2
+        while ge2:
+            s = ge2 & -ge2
+            ge2 ^= s
+            low = BB_ALL & ~h1 if not h3 & s else BB_ALL & ~h2
+            if _NB[s] & free & low:
+                return True
+    if no_up:
+        return False
+    on2 = mine & h2 & ~h3
+    if god == "artemis":
+        # second step 2->3 after a first step onto a level-2 square (from level 1, 2 or 3)
+        starts = mine & h1
+        while starts:
+            s = starts & -starts
+            starts ^= s
+            mids = _NB[s] & free & h2 & ~h3
+            while mids:
+                d = mids & -mids
+                mids ^= d
+                if _NB[d] & h3 & free & ~s:
+                    return True
+    while on2:
+        s = on2 & -on2
+        on2 ^= s
+        tops = _NB[s] & h3
+        if tops & free:
+            return True
+        if god == "apollo" and tops & theirs:
+            return True
+        if god == "minotaur":
+            victims = tops & theirs
+            while victims:
+                d = victims & -victims
+                victims ^= d
+                push = _PUSH_BY_BIT.get((s, d))
+                if push is not None and not push & (occupied | domes):
+                    return True
+    return False
+
+
+def evaluate(
+    h1: int, h2: int, h3: int, domes: int, mine: int, theirs: int, no_up: bool = False
+) -> int:
+    """Heuristic score (centi-levels) of a position for the side to move (``mine``).
+
+    Assumes the side to move has no immediate win (callers check :func:`immediate_win` first).
+    Per worker: height, free neighbours, reachable squares one level up, a penalty when stuck,
+    centrality; per side: the squares it could win on next turn (for the side not to move these
+    are threats that must be answered; two are usually decisive); and for each of our workers,
+    closeness to opponent workers that have started climbing (only a nearby worker can block).
+    """
+    occupied = mine | theirs
+    free = BB_ALL & ~(occupied | domes)
+    le = (BB_ALL & ~h1, BB_ALL & ~h2, BB_ALL & ~h3, BB_ALL, BB_ALL)
+    exact = (BB_ALL & ~h1, h1 & ~h2, h2 & ~h3, h3, 0)
+    score = 0
+    # the side to move
+    m = mine
+    my_levels = []
+    threat_self = 0
+    while m:
+        w = m & -m
+        m ^= w
+        h = (1 if h1 & w else 0) + (1 if h2 & w else 0) + (1 if h3 & w else 0)
+        my_levels.append((w, h))
+        nb = _NB[w] & free
+        reach = nb & le[h if no_up else h + 1]
+        if reach:
+            score += _MOBILITY * reach.bit_count()
+            if not no_up:
+                score += _UP[h] * (reach & exact[h + 1]).bit_count()
+        else:
+            score -= _STUCK
+        if no_up and h == 2 and nb & h3:
+            threat_self |= nb & h3
+        score += _HEIGHT[h] + _CENTRE_BY_BIT[w]
+    if threat_self:
+        score += _THREAT_SELF
+    # the opponent
+    t = theirs
+    threats = 0
+    while t:
+        w = t & -t
+        t ^= w
+        h = (1 if h1 & w else 0) + (1 if h2 & w else 0) + (1 if h3 & w else 0)
+        nb = _NB[w] & free
+        reach = nb & le[h + 1]
+        if reach:
+            score -= _MOBILITY * reach.bit_count() + _UP[h] * (reach & exact[h + 1]).bit_count()
+        else:
+            score += _STUCK
+        if h == 2:
+            threats |= nb & h3
+        score -= _HEIGHT[h] + _CENTRE_BY_BIT[w]
+        if h:
+            ws = _SQ[w]
+            for mw, _ in my_levels:
+                score += _NEAR[_DIST[_SQ[mw]][ws]] * h
+    if threats:
+        score -= _THREAT_MANY if threats & (threats - 1) else _THREAT_ONE
+    return score
+

@@ -1,0 +1,513 @@
+"""Write a Santorini engine in one function: this module speaks SEI for you.
+
+A bot is a ``choose`` function.  :func:`run_bot` runs the whole engine side of SEI
+(protocol.md section 4) around it: the handshake, options, ``newgame``, ``position``,
+clocks, ``isready`` at any time (the search runs in a worker thread while the main thread
+keeps reading stdin), ``stop``, exactly one ``bestmove`` per ``go``, ``legalmoves``,
+``perft``, ``quit`` and EOF.  ``choose`` is only called for a position with at least one
+legal turn (otherwise the helper answers ``bestmove resign`` itself), and whatever it
+returns is checked: an illegal answer or an exception becomes an ``info string`` and a
+legal fallback, never a crash.  A complete bot, the bundled random engine::
+
+    import random
+    import threading
+    from typing import Callable
+
+    from santorini_engines.sei_bot import Limits, Option, run_bot
+    from santorini_server.rules import Position
+
+    seed = Option("Seed", "spin", default=0, min=0, max=2**31 - 1)   # 0: seed from the clock
+    rng = random.Random()
+
+    def choose(position: Position, limits: Limits, stop: threading.Event,
+               info: Callable[[str], None]) -> str:
+        turns = position.legal_turns()          # canonical STN strings, never empty here
+        info(f"string {len(turns)} legal turns")
+        return rng.choice(turns)                # or "resign"
+
+    def main() -> None:
+        seed.on_change = lambda value: rng.seed(value or None)
+        raise SystemExit(run_bot(choose, name="Random", author="Me", options=[seed]))
+
+    if __name__ == "__main__":
+        main()
+
+Rules of thumb for ``choose``: return a canonical turn (anything from
+``position.legal_turns()`` or ``Transition.stn``); poll ``stop.is_set()`` and return your best
+turn so far soon after it is set; spend at most ``limits.budget_for(position.player)`` seconds
+(``None`` means "until stop"), counted from ``limits.started`` (``time.monotonic()`` when ``go``
+arrived); report progress with ``info("depth 3 score cp 12 nodes 5000 pv b3-b4+c5")``.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Callable, Literal, Sequence, TextIO
+
+from santorini_server.notation import NotationError
+from santorini_server.rules import GODS, Position, check_matchup, perft
+
+__all__ = ["ALL", "Limits", "Option", "Choose", "Info", "run_bot", "SEI_VERSION"]
+
+#: Every god the rules core implements (``mortal`` included); the default of ``run_bot(gods=)``.
+ALL: tuple[str, ...] = GODS
+#: Highest protocol version this helper speaks (protocol.md section 4: ``seiok <version>``).
+SEI_VERSION = 1
+#: Kept off every clock budget: thread wake-up, the pipe and the referee's read loop take a few ms
+#: (the same idea as cutechess/fastchess ``timemargin``, from the engine's side).
+SAFETY_MARGIN = 0.015
+#: Fraction of the remaining clock a single turn may take at most (never bet the game on one turn).
+MAX_FRACTION = 1 / 3
+#: Turns assumed left when the referee sends no ``movestogo`` (games last ~15-40 turns per side).
+DEFAULT_MOVES_TO_GO = 20
+#: Share of the increment spent on top of the base allotment (the rest builds a reserve).
+INCREMENT_SHARE = 0.8
+
+OptionType = Literal["spin", "check", "string", "combo", "button"]
+Info = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class Limits:
+    """The search limits of one ``go`` (protocol.md section 4.1), times in milliseconds.
+
+    ``None`` means the limit was not given; with no limit at all the bot searches until stop.
+    """
+
+    p1time: int | None = None
+    p2time: int | None = None
+    p1inc: int | None = None
+    p2inc: int | None = None
+    movestogo: int | None = None
+    movetime: int | None = None
+    depth: int | None = None
+    nodes: int | None = None
+    infinite: bool = False
+    started: float = field(default_factory=time.monotonic)
+    """``time.monotonic()`` when ``go`` was read: budgets count from here, not from ``choose``."""
+
+    def budget_for(self, player: int) -> float | None:
+        """Seconds ``player`` (1 or 2) should spend on this turn, or None for "until stop".
+
+        Fischer clocks: ``remaining / movestogo(20) + 0.8 * increment``, capped at a third of the
+        remaining time, minus :data:`SAFETY_MARGIN`; the increment reserve keeps a bot from
+        flagging in long games.  ``movetime`` is a hard limit minus the margin.  The smaller of
+        the two applies when both are given; ``infinite`` overrides both.
+        """
+        if self.infinite:
+            return None
+        budgets: list[float] = []
+        if self.movetime is not None:
+            mt = self.movetime / 1000
+            budgets.append(max(0.0, mt - min(SAFETY_MARGIN, mt / 5)))
+        remaining_ms = self.p1time if player == 1 else self.p2time
+        if remaining_ms is not None:
+            remaining = remaining_ms / 1000
+            inc_ms = self.p1inc if player == 1 else self.p2inc
+            inc = (inc_ms or 0) / 1000
+            moves = max(1, min(self.movestogo or DEFAULT_MOVES_TO_GO, DEFAULT_MOVES_TO_GO))
+            base = remaining / moves + INCREMENT_SHARE * inc
+            cap = remaining * (MAX_FRACTION if moves > 1 else 0.8) - SAFETY_MARGIN
+            budgets.append(max(0.0, min(base, cap)))
+        return min(budgets) if budgets else None
+
+
+@dataclass
+class Option:
+    """An engine option, announced as UCI ``option name <name> type <type> ...`` at handshake.
+
+    ``value`` holds the current value (the default until ``setoption``); ``on_change`` is called
+    with the new, already validated value, so a bot can react (reseed, resize a table).
+    """
+
+    name: str
+    type: OptionType
+    default: int | bool | str | None = None
+    min: int | None = None
+    max: int | None = None
+    vars: tuple[str, ...] = ()
+    on_change: Callable[[int | bool | str | None], None] | None = None
+    value: int | bool | str | None = field(default=None, init=False)
+
+    def __post_init__(self) -> None:
+        self.value = self.default
+
+    def announce(self) -> str:
+        """The ``option ...`` handshake line."""
+        parts = ["option", "name", self.name, "type", self.type]
+        if self.default is not None and self.type != "button":
+            default = str(self.default).lower() if isinstance(self.default, bool) else str(self.default)
+            parts += ["default", default if default != "" else "<empty>"]
+        if self.min is not None:
+            parts += ["min", str(self.min)]
+        if self.max is not None:
+            parts += ["max", str(self.max)]
+        for var in self.vars:
+            parts += ["var", var]
+        return " ".join(parts)
+
+    def parse(self, text: str | None) -> int | bool | str | None:
+        """Validate a ``setoption`` value for this option; raises ValueError with the reason."""
+        if self.type == "button":
+            return None
+        if text is None:
+            raise ValueError(f"option {self.name} needs a value")
+        if self.type == "spin":
+            try:
+                number = int(text)
+            except ValueError:
+                raise ValueError(f"option {self.name} takes an integer, got {text!r}") from None
+            if (self.min is not None and number < self.min) or (self.max is not None and number > self.max):
+                raise ValueError(f"option {self.name} must be in {self.min}..{self.max}, got {number}")
+            return number
+        if self.type == "check":
+            if text.lower() not in ("true", "false"):
+                raise ValueError(f"option {self.name} takes true or false, got {text!r}")
+            return text.lower() == "true"
+        if self.type == "combo" and text not in self.vars:
+            raise ValueError(f"option {self.name} takes one of {', '.join(self.vars)}, got {text!r}")
+        return "" if text == "<empty>" else text
+
+
+Choose = Callable[[Position, Limits, threading.Event, Info], str]
+
+_GO_INT_KEYS = ("p1time", "p2time", "p1inc", "p2inc", "movestogo", "movetime", "depth", "nodes")
+
+
+class _Engine:
+    """The engine side of one SEI session: the main thread reads, a worker thread searches."""
+
+    def __init__(
+        self,
+        choose: Choose,
+        name: str,
+        author: str,
+        options: Sequence[Option],
+        gods: Sequence[str],
+        stdout: TextIO,
+        on_newgame: Callable[[tuple[str, str]], None] | None,
+    ) -> None:
+        self.choose = choose
+        self.name = name
+        self.author = author
+        self.options = {opt.name.lower(): opt for opt in options}
+        self.option_order = list(options)
+        self.gods = tuple(g for g in GODS if g in set(gods) | {"mortal"})
+        self.out = stdout
+        self.on_newgame = on_newgame
+        self.lock = threading.Lock()
+        self.game_gods: tuple[str, str] = ("mortal", "mortal")
+        self.explicit_gods = False
+        self.position: Position | None = Position.start(self.game_gods)
+        self.debug = False
+        self.search_id = 0
+        self.searching = False
+        self.stop_event = threading.Event()
+        self.worker: threading.Thread | None = None
+
+    # --- output -------------------------------------------------------------------------------
+
+    def send(self, line: str) -> None:
+        """Write one line and flush (protocol.md 4: the engine flushes after every line)."""
+        with self.lock:
+            self._write(line)
+
+    def _write(self, line: str) -> None:
+        try:
+            self.out.write(line + "\n")
+            self.out.flush()
+        except (BrokenPipeError, ValueError, OSError):
+            pass  # the referee went away; the read loop sees EOF next and exits
+
+    # --- dispatch -----------------------------------------------------------------------------
+
+    def handle(self, line: str) -> bool:
+        """Execute one command line; False means quit."""
+        tokens = line.split()
+        if not tokens:
+            return True
+        cmd, args = tokens[0], tokens[1:]
+        if self.debug:
+            self.send(f"info string received {line.strip()}")
+        handler = _COMMANDS.get(cmd)
+        if handler is None:
+            self.send(f"info string unknown command {line.strip()}")
+            return True
+        try:
+            return handler(self, args) is not False
+        except Exception as exc:  # never crash on input: report and keep going
+            self.send(f"error {cmd}: {type(exc).__name__}: {exc}")
+            return True
+
+    def cmd_sei(self, args: list[str]) -> None:
+        self.send(f"id name {self.name}")
+        self.send(f"id author {self.author}")
+        for opt in self.option_order:
+            self.send(opt.announce())
+        named = [g for g in self.gods if g != "mortal"]
+        if named:
+            self.send("gods " + " ".join(named))
+        self.send("feature legalmoves perft")
+        requested = SEI_VERSION
+        if args and args[0].isdigit():
+            requested = int(args[0])
+        self.send(f"seiok {max(1, min(requested, SEI_VERSION))}")
+
+    def cmd_isready(self, args: list[str]) -> None:
+        self.send("readyok")
+
+    def cmd_debug(self, args: list[str]) -> None:
+        self.debug = bool(args) and args[0] == "on"
+
+    def cmd_result(self, args: list[str]) -> None:
+        return None  # informational (protocol.md 4.1)
+
+    def cmd_quit(self, args: list[str]) -> bool:
+        return False
+
+    def _busy(self, cmd: str) -> bool:
+        with self.lock:  # the bestmove line and the end of `searching` are one step under the lock
+            busy = self.searching
+        if busy:
+            self.send(f"error {cmd} while searching (send stop and wait for bestmove)")
+        return busy
+
+    def cmd_setoption(self, args: list[str]) -> None:
+        if self._busy("setoption"):
+            return
+        # setoption name <id with spaces> [value <x with spaces>]
+        if not args or args[0] != "name":
+            self.send("error setoption: expected 'setoption name <id> [value <x>]'")
+            return
+        if "value" in args:
+            i = args.index("value")
+            name, value = " ".join(args[1:i]), " ".join(args[i + 1 :])
+        else:
+            name, value = " ".join(args[1:]), None
+        opt = self.options.get(name.lower())
+        if opt is None:
+            self.send(f"error unknown option {name}")
+            return
+        try:
+            parsed = opt.parse(value)
+        except ValueError as exc:
+            self.send(f"error {exc}")
+            return
+        opt.value = parsed
+        if opt.on_change is not None:
+            opt.on_change(parsed)
+
+    def cmd_newgame(self, args: list[str]) -> None:
+        if self._busy("newgame"):
+            return
+        gods: tuple[str, str] = ("mortal", "mortal")
+        # key value pairs; unknown future keys (``board 5x5``) are ignored
+        for key, value in zip(args[::2], args[1::2]):
+            if key == "gods":
+                pair = value.split("/")
+                if len(pair) != 2 or not all(pair):
+                    self.send(f"error bad gods {value!r}: expected <god>/<god>")
+                    return
+                gods = (pair[0], pair[1])
+        for god in gods:
+            if god not in self.gods:
+                self.send(f"error unsupported god {god}")
+                return
+        try:
+            check_matchup(*gods)
+        except ValueError as exc:
+            self.send(f"error {exc}")
+            return
+        self.game_gods = gods
+        self.explicit_gods = True
+        self.position = Position.start(gods)
+        if self.on_newgame is not None:
+            self.on_newgame(gods)
+
+    def cmd_position(self, args: list[str]) -> None:
+        if self._busy("position"):
+            return
+        self.position = None  # a failed position command leaves no position (go then resigns)
+        if not args:
+            self.send("error position: expected startpos or sps <SPS>")
+            return
+        if args[0] == "startpos":
+            pos = Position.start(self.game_gods)
+            rest = args[1:]
+        elif args[0] == "sps" and len(args) >= 2:
+            try:
+                pos = Position.from_sps(args[1])
+            except (NotationError, ValueError) as exc:
+                self.send(f"error bad sps: {exc}")
+                return
+            for god in pos.gods:
+                if god not in self.gods:
+                    self.send(f"error unsupported god {god}")
+                    return
+            if self.explicit_gods and pos.gods != self.game_gods:
+                self.send(f"error gods {'/'.join(pos.gods)} in sps do not match newgame {'/'.join(self.game_gods)}")
+                return
+            rest = args[2:]
+        else:
+            self.send("error position: expected startpos or sps <SPS>")
+            return
+        if rest:
+            if rest[0] != "moves":
+                self.send(f"error position: expected 'moves', got {rest[0]!r}")
+                return
+            for i, turn in enumerate(rest[1:], 1):
+                if pos.is_lost():
+                    self.send(f"error position: turn {i} {turn!r} played after the game ended")
+                    return
+                try:
+                    transition = pos.play(turn)
+                except (NotationError, ValueError) as exc:
+                    self.send(f"error position: turn {i}: {exc}")
+                    return
+                pos = transition.position
+                if transition.win and i < len(rest) - 1:
+                    self.send(f"error position: turn {i} {turn!r} wins; nothing may follow it")
+                    return
+        self.position = pos
+
+    def cmd_legalmoves(self, args: list[str]) -> None:
+        if self._busy("legalmoves") or not self._have_position("legalmoves"):
+            return
+        assert self.position is not None
+        turns = sorted(self.position.legal_turns())
+        self.send(" ".join(["legalmoves", str(len(turns)), *turns]))
+
+    def cmd_perft(self, args: list[str]) -> None:
+        if self._busy("perft") or not self._have_position("perft"):
+            return
+        assert self.position is not None
+        if len(args) != 1 or not args[0].isdigit():
+            self.send("error perft: expected 'perft <depth>'")
+            return
+        depth = int(args[0])
+        count = 1 if depth == 0 else perft(self.position, depth)
+        self.send(f"perft {depth} {count}")
+
+    def _have_position(self, cmd: str) -> bool:
+        if self.position is None:
+            self.send(f"error {cmd}: no valid position (the last position command failed)")
+            return False
+        return True
+
+    def cmd_stop(self, args: list[str]) -> None:
+        self.stop_event.set()  # no search: nothing to do (UCI)
+
+    def cmd_go(self, args: list[str]) -> None:
+        started = time.monotonic()
+        if self._busy("go"):
+            return
+        values: dict[str, int] = {}
+        infinite = False
+        i = 0
+        while i < len(args):
+            key = args[i]
+            if key == "infinite":
+                infinite = True
+                i += 1
+            elif key in _GO_INT_KEYS and i + 1 < len(args):
+                try:
+                    values[key] = int(args[i + 1])
+                except ValueError:
+                    self.send(f"info string ignoring go {key} {args[i + 1]!r}: not an integer")
+                i += 2
+            else:
+                self.send(f"info string ignoring go parameter {key!r}")
+                i += 1
+        limits = Limits(infinite=infinite, started=started, **values)  # type: ignore[arg-type]
+        pos = self.position
+        self.search_id += 1
+        self.stop_event = threading.Event()
+        if pos is None:
+            self.send("info string no valid position (the last position command failed)")
+            self.send("bestmove resign")
+            return
+        turns = pos.legal_turns()
+        if not turns:
+            self.send("bestmove resign")  # rules.md: no complete turn = lost; the bot is never asked
+            return
+        self.searching = True
+        self.worker = threading.Thread(
+            target=self._search, args=(pos, turns, limits, self.stop_event, self.search_id), daemon=True
+        )
+        self.worker.start()
+
+    def _search(self, pos: Position, turns: list[str], limits: Limits, stop: threading.Event, sid: int) -> None:
+        def info(text: str) -> None:
+            with self.lock:
+                if self.searching and self.search_id == sid:  # never after this search's bestmove
+                    self._write("info " + text)
+
+        try:
+            answer = self.choose(pos, limits, stop, info)
+            if answer != "resign":
+                answer = pos.play(answer).stn if answer not in turns else answer
+        except Exception as exc:
+            info(f"string bot error {type(exc).__name__}: {exc}; playing {turns[0]} instead")
+            answer = turns[0]
+        if limits.infinite:
+            stop.wait()  # UCI: in infinite mode the bestmove waits for stop, even if the search is done
+        with self.lock:  # the main thread reads `searching` under this lock: no stale "busy"
+            self.searching = False
+            self._write(f"bestmove {answer}")
+
+
+_COMMANDS: dict[str, Callable[[_Engine, list[str]], bool | None]] = {
+    "sei": _Engine.cmd_sei,
+    "isready": _Engine.cmd_isready,
+    "setoption": _Engine.cmd_setoption,
+    "newgame": _Engine.cmd_newgame,
+    "position": _Engine.cmd_position,
+    "go": _Engine.cmd_go,
+    "stop": _Engine.cmd_stop,
+    "result": _Engine.cmd_result,
+    "debug": _Engine.cmd_debug,
+    "quit": _Engine.cmd_quit,
+    "legalmoves": _Engine.cmd_legalmoves,
+    "perft": _Engine.cmd_perft,
+}
+
+
+def run_bot(
+    choose: Choose,
+    *,
+    name: str,
+    author: str,
+    options: Sequence[Option] | None = None,
+    gods: Sequence[str] = ALL,
+    stdin: TextIO | None = None,
+    stdout: TextIO | None = None,
+    on_newgame: Callable[[tuple[str, str]], None] | None = None,
+) -> int:
+    """Serve SEI on ``stdin``/``stdout`` with ``choose`` as the brain; returns the exit code (0).
+
+    Returns on ``quit`` or EOF, also in the middle of a search (the search thread is a daemon
+    and is told to stop; its ``bestmove`` is not awaited).  ``gods`` lists what the bot can
+    play (``mortal`` is always included); ``newgame`` with any other god is answered
+    ``error unsupported god <name>``.  ``on_newgame`` is called with the gods of each new game
+    (clear tables, reseed).
+    """
+    stdin = stdin if stdin is not None else sys.stdin
+    stdout = stdout if stdout is not None else sys.stdout
+    engine = _Engine(choose, name, author, list(options or ()), gods, stdout, on_newgame)
+    while True:
+        try:
+            line = stdin.readline()
+        except (OSError, ValueError, UnicodeDecodeError):
+            line = ""
+        if not line:  # EOF: the referee is gone
+            break
+        if not engine.handle(line):
+            break
+    engine.stop_event.set()
+    if engine.worker is not None:
+        engine.worker.join(timeout=0.2)
+    return 0
+
