@@ -1,0 +1,212 @@
+"""``santorini tournament``: the main job.  Many engines, many games, records, standings."""
+
+from __future__ import annotations
+
+import datetime
+import os
+import resource
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+import trio
+
+from ..records import RecordError
+from ..referee.iolog import make_io_log
+from ..tournament.config import Settings, TournamentConfig, load_settings, load_toml, read_openings, save_settings
+from ..tournament.output import TournamentFiles
+from ..tournament.runner import Interrupted, run_tournament, standings_block
+
+__all__ = ["tournament"]
+
+#: Settings of a bare ``santorini tournament``: a short round-robin of the bundled engines.
+DEFAULT_ENGINES = ["random", "greedy", "alphabeta"]
+DEFAULT_TC = "1+0.01"
+DEFAULT_ROUNDS = 4
+#: File descriptors the referee holds per running engine: stdin, stdout, stderr, lifeline,
+#: status pipe and a pidfd (process layer), with slack for the guard's start-up.
+FDS_PER_ENGINE = 8
+
+
+class _Console:
+    """cutechess-style lines on stdout; on a terminal also a progress bar with ETA kept last."""
+
+    def __init__(self) -> None:
+        self.tty = sys.stdout.isatty()
+        self.bar = ""
+
+    def emit(self, line: str) -> None:
+        if self.tty and self.bar:
+            sys.stdout.write("\r\x1b[K")
+        click.echo(line)
+        if self.tty and self.bar:
+            sys.stdout.write(self.bar)
+            sys.stdout.flush()
+
+    def progress(self, done: int, total: int, elapsed: float) -> None:
+        if not self.tty:
+            return
+        width = 30
+        filled = int(width * done / total) if total else width
+        eta = elapsed / done * (total - done) if done else 0
+        self.bar = f"[{'#' * filled}{'.' * (width - filled)}] {done}/{total} games, ETA {datetime.timedelta(seconds=int(eta))}"
+        sys.stdout.write("\r\x1b[K" + self.bar)
+        sys.stdout.flush()
+
+    def done(self) -> None:
+        if self.tty and self.bar:
+            sys.stdout.write("\r\x1b[K")
+            sys.stdout.flush()
+            self.bar = ""
+
+
+def _check_limits(concurrency: int, force: bool) -> None:
+    """Refuse a concurrency the file-descriptor or process limits cannot carry (fastchess does)."""
+    need = concurrency * 2 * FDS_PER_ENGINE + 64
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft != resource.RLIM_INFINITY and need > soft:
+        if hard == resource.RLIM_INFINITY or need <= hard:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (need, hard))
+        else:
+            raise click.ClickException(
+                f"--concurrency {concurrency} needs about {need} open files but the limit is {hard} (ulimit -n)"
+            )
+    nproc, _ = resource.getrlimit(resource.RLIMIT_NPROC)
+    if nproc != resource.RLIM_INFINITY and concurrency * 4 > nproc:
+        raise click.ClickException(f"--concurrency {concurrency} needs about {concurrency * 4} processes; the limit is {nproc} (ulimit -u)")
+    cores = os.cpu_count() or 1
+    if concurrency > cores and not force:
+        raise click.ClickException(
+            f"--concurrency {concurrency} is more than the {cores} cores of this machine: engines would share "
+            "cores and lose on time unfairly (add --force-concurrency to do it anyway)"
+        )
+
+
+@click.command()
+@click.option("--engine", "-e", "engines", multiple=True, metavar="SPEC", help="An engine: a bundled name or a quoted spec (cmd=... name=... option.X=Y tc=... timemargin=MS). Repeat.")
+@click.option("--each", metavar="SPEC", help="Settings for every engine (option.X=Y tc=... timemargin=MS).")
+@click.option("--config", "config_file", type=click.Path(dir_okay=False, path_type=Path), help="A TOML file with the same settings (flags override it).")
+@click.option("--format", "fmt", type=click.Choice(["round-robin", "gauntlet"]), help="Round-robin (default) or gauntlet: the first --seeds engines against the rest.")
+@click.option("--seeds", type=click.IntRange(min=1), help="Gauntlet seeds (default 1).")
+@click.option("--rounds", type=click.IntRange(min=1), help="Rounds (default 1).")
+@click.option("--games", type=click.IntRange(min=2), help="Games per encounter per round, even (colours swap in each pair). Default: 2 per god matchup x opening.")
+@click.option("--gods", help="God matchups g1/g2[,g3/g4...] or 'all' (every ordered pair of different simple gods). Default mortal/mortal.")
+@click.option("--openings", "openings_file", type=click.Path(dir_okay=False, path_type=Path), help="File of SPS positions, one per line; each played twice with colours reversed.")
+@click.option("--order", type=click.Choice(["sequential", "random"]), help="Order of openings/matchups (random uses --seed).")
+@click.option("--seed", type=int, help="Seed for --order random.")
+@click.option("--concurrency", "-j", type=click.IntRange(min=1), help="Games at once (default: the number of cores).")
+@click.option("--force-concurrency", is_flag=True, help="Allow more games at once than cores.")
+@click.option("--tc", help="Time control: 60+0.5, 40/60+0, movetime=0.1, depth=6, nodes=N (default 10+0.1; 1+0.01 for the bundled demo).")
+@click.option("--sprt", metavar="'elo0=0 elo1=5 alpha=0.05 beta=0.05'", help="Two engines only: stop when a GSPRT bound on pentanomial pairs is crossed.")
+@click.option("--rating-interval", type=click.IntRange(min=1), help="Print standings every N games (default 10).")
+@click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), help="Folder for games.msgpack, games.sgn, results.jsonl, tournament.json (default tournaments/<time>).")
+@click.option("--resume", "resume_dir", type=click.Path(file_okay=False, path_type=Path), help="Continue the interrupted tournament in this folder.")
+@click.option("--ping", is_flag=True, help="isready before every go, off the clock.")
+@click.option("--event", help="Event tag of the records.")
+@click.option("--debug", is_flag=True, help="Log every SEI line to stderr (JSON when not a terminal).")
+def tournament(
+    engines: tuple[str, ...],
+    each: str | None,
+    config_file: Path | None,
+    fmt: str | None,
+    seeds: int | None,
+    rounds: int | None,
+    games: int | None,
+    gods: str | None,
+    openings_file: Path | None,
+    order: str | None,
+    seed: int | None,
+    concurrency: int | None,
+    force_concurrency: bool,
+    tc: str | None,
+    sprt: str | None,
+    rating_interval: int | None,
+    out_dir: Path | None,
+    resume_dir: Path | None,
+    ping: bool,
+    event: str | None,
+    debug: bool,
+) -> None:
+    """Run a tournament and print live results, standings and a crosstable.
+
+    With no arguments: a short round-robin of the bundled engines (random, greedy, alphabeta).
+    Every finished game is fsync'd to the output folder before it is counted; after Ctrl-C, a
+    kill or a power cut, --resume DIR plays exactly the games that did not finish.
+
+    \b
+    Examples:
+      santorini tournament
+      santorini tournament -e alphabeta -e "cmd=./mybot name=Mine" --tc 5+0.05 --rounds 10
+      santorini tournament -e alphabeta -e greedy --gods all --out runs/gods
+      santorini tournament -e new=... -e base=... --sprt "elo0=0 elo1=10"
+      santorini tournament --resume runs/gods
+    """
+    try:
+        if resume_dir is not None:
+            given = [n for n, v in locals().items() if n not in ("resume_dir", "force_concurrency", "debug", "concurrency") and v not in (None, (), False)]
+            if given:
+                raise click.UsageError(f"--resume takes the settings from {resume_dir}; do not also give {', '.join('--' + g.replace('_', '-') for g in given)}")
+            settings = load_settings(resume_dir)
+            if concurrency:
+                settings.concurrency = concurrency
+            directory = resume_dir
+        else:
+            settings = Settings()
+            if config_file is not None:
+                for key, value in load_toml(config_file).items():
+                    setattr(settings, key, value)
+            flags: dict[str, Any] = {
+                "each": each, "format": fmt, "seeds": seeds, "rounds": rounds, "games": games, "gods": gods,
+                "order": order, "seed": seed, "concurrency": concurrency, "tc": tc, "sprt": sprt,
+                "rating_interval": rating_interval, "event": event,
+            }
+            for key, value in flags.items():
+                if value is not None:
+                    setattr(settings, key, value)
+            if ping:
+                settings.ping = True
+            if engines:
+                settings.engines = list(engines)
+            if not settings.engines:
+                settings.engines = list(DEFAULT_ENGINES)
+                if config_file is None:
+                    settings.tc = tc or DEFAULT_TC
+                    settings.rounds = rounds or DEFAULT_ROUNDS
+            if openings_file is not None:
+                settings.openings = read_openings(openings_file)
+            directory = out_dir or Path("tournaments") / datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
+            if (directory / "tournament.json").exists():
+                raise click.ClickException(f"{directory} already holds a tournament: use --resume {directory}, or another --out")
+        config = TournamentConfig.from_settings(settings)
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from None
+    _check_limits(config.concurrency, force_concurrency)
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        save_settings(directory, settings)
+    except OSError as exc:
+        raise click.ClickException(f"cannot write to {directory}: {exc.strerror or exc}") from None
+    console = _Console()
+    files = TournamentFiles(directory)
+    click.echo(f"Tournament: {len(config.specs)} engines, {len(config.schedule)} games, tc {config.tc}, concurrency {config.concurrency}; records in {directory}")
+    io_log = make_io_log() if debug else None
+    try:
+        result = trio.run(lambda: run_tournament(config, files, emit=console.emit, progress=console.progress, io_log=io_log))
+    except Interrupted as stop:
+        console.done()
+        click.echo(f"Interrupted ({stop.signame}): engines stopped, finished games saved in {directory}", err=True)
+        click.echo(f"Resume with: santorini tournament --resume {directory}", err=True)
+        sys.exit(130 if stop.signame == "SIGINT" else 143)
+    except (OSError, RecordError) as exc:
+        raise click.ClickException(f"cannot write records in {directory}: {exc}") from None
+    finally:
+        files.close()
+    console.done()
+    click.echo(standings_block(config, result.standings))
+    if len(config.specs) > 2:
+        click.echo(result.standings.crosstable())
+    if len(config.specs) == 2:
+        names = [s.name for s in config.specs]
+        click.echo(result.standings.score_line(names[0], names[1]))
+    click.echo(f"Records: {directory / 'games.sgn'}, {directory / 'games.msgpack'}, {directory / 'results.jsonl'}")

@@ -1,0 +1,196 @@
+"""Tournament settings: parsed once from flags or a TOML file, saved for ``--resume``.
+
+The saved form (``tournament.json`` in the output folder) holds the settings as the user wrote
+them (engine specs as text, the time control as text, the openings themselves), so a resumed
+run rebuilds exactly the same schedule with the same parsers and the same error messages.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tomllib
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+from ..notation import NotationError, parse_sps
+from ..referee.engine_spec import EngineSpec, parse_engine_spec
+from ..referee.timecontrol import TimeControl, parse_tc
+from ..stats.sprt import SprtConfig
+from .schedule import ScheduledGame, build_schedule, parse_gods_list
+
+__all__ = ["Settings", "TournamentConfig", "load_toml", "read_openings", "parse_sprt", "STATE_FILE"]
+
+STATE_FILE = "tournament.json"
+STATE_VERSION = 1
+
+
+@dataclass
+class Settings:
+    """The user's settings, as text where a parser owns the grammar (JSON- and TOML-friendly)."""
+
+    engines: list[str] = field(default_factory=list)
+    each: str = ""
+    format: str = "round-robin"
+    seeds: int = 1
+    rounds: int = 1
+    games: int | None = None
+    gods: str = "mortal/mortal"
+    openings: list[str] = field(default_factory=list)
+    order: str = "sequential"
+    seed: int = 0
+    tc: str = "10+0.1"
+    concurrency: int = 0
+    sprt: str = ""
+    rating_interval: int = 10
+    ping: bool = False
+    event: str = "santorini tournament"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"version": STATE_VERSION, "settings": asdict(self)}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> "Settings":
+        if data.get("version") != STATE_VERSION:
+            raise ValueError(f"unsupported tournament state version {data.get('version')!r}")
+        known = {f.name for f in fields(cls)}
+        raw = data.get("settings", {})
+        unknown = set(raw) - known
+        if unknown:
+            raise ValueError(f"unknown settings in the state file: {', '.join(sorted(unknown))}")
+        return cls(**raw)
+
+
+def load_toml(path: Path) -> dict[str, Any]:
+    """Settings from a TOML file: the same names as the flags (``engines`` is a list of specs)."""
+    try:
+        data = tomllib.loads(path.read_text())
+    except OSError as exc:
+        raise ValueError(f"cannot read {path}: {exc.strerror}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ValueError(f"{path}: invalid TOML: {exc}") from None
+    known = {f.name for f in fields(Settings)}
+    data = {k.replace("-", "_"): v for k, v in data.items()}
+    if "engine" in data and "engines" not in data:
+        data["engines"] = data.pop("engine")
+    unknown = set(data) - known
+    if unknown:
+        raise ValueError(f"{path}: unknown setting(s) {', '.join(sorted(unknown))} (known: {', '.join(sorted(known))})")
+    return data
+
+
+def read_openings(path: Path) -> list[str]:
+    """One SPS per line (``#`` comments, blank lines ignored); each checked, errors name the line."""
+    try:
+        text = path.read_text()
+    except OSError as exc:
+        raise ValueError(f"cannot read openings {path}: {exc.strerror}") from None
+    out = []
+    for lineno, line in enumerate(text.splitlines(), 1):
+        line = line.split("#", 1)[0].strip()
+        if not line:
+            continue
+        try:
+            out.append(parse_sps(line).sps())
+        except NotationError as exc:
+            raise ValueError(f"{path}:{lineno}: {exc}") from None
+    if not out:
+        raise ValueError(f"{path}: no openings in the file")
+    return out
+
+
+def parse_sprt(text: str) -> SprtConfig:
+    """``elo0=0 elo1=5 alpha=0.05 beta=0.05 [model=normalized|logistic]`` (spaces or commas)."""
+    values: dict[str, Any] = {}
+    for token in text.replace(",", " ").split():
+        key, sep, value = token.partition("=")
+        if not sep or key not in ("elo0", "elo1", "alpha", "beta", "model"):
+            raise ValueError(f"bad --sprt part {token!r} (expected elo0=, elo1=, alpha=, beta=, model=)")
+        try:
+            values[key] = value if key == "model" else float(value)
+        except ValueError:
+            raise ValueError(f"bad --sprt value {token!r}: not a number") from None
+    if "elo0" not in values or "elo1" not in values:
+        raise ValueError("--sprt needs elo0= and elo1=")
+    try:
+        return SprtConfig(**values)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"bad --sprt: {exc}") from None
+
+
+@dataclass(frozen=True)
+class TournamentConfig:
+    """Settings checked and parsed: what the runner uses."""
+
+    settings: Settings
+    specs: tuple[EngineSpec, ...]
+    tc: TimeControl
+    sprt: SprtConfig | None
+    schedule: tuple[ScheduledGame, ...]
+    concurrency: int
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> "TournamentConfig":
+        """Parse and check everything; raises ValueError with a one-line message."""
+        if len(settings.engines) < 2:
+            raise ValueError(f"a tournament needs at least 2 engines (--engine), got {len(settings.engines)}")
+        each = parse_engine_spec(settings.each, allow_partial=True) if settings.each.strip() else None
+        specs = [parse_engine_spec(text).with_defaults(each) for text in settings.engines]
+        names = [s.name for s in specs]
+        seen: dict[str, int] = {}
+        for i, name in enumerate(names):  # two copies of one engine get distinct names
+            if names.count(name) > 1:
+                seen[name] = seen.get(name, 0) + 1
+                specs[i] = EngineSpec(**{**specs[i].__dict__, "name": f"{name}-{seen[name]}"})
+        tc = parse_tc(settings.tc)
+        sprt = parse_sprt(settings.sprt) if settings.sprt.strip() else None
+        if sprt is not None and len(specs) != 2:
+            raise ValueError("--sprt needs exactly two engines")
+        matchups = parse_gods_list(settings.gods)
+        openings: tuple[str | None, ...] = tuple(settings.openings) or (None,)
+        for opening in openings:
+            if opening is not None:
+                gods = parse_sps(opening).gods
+                if settings.gods.strip() not in ("mortal/mortal", "") and gods == ("mortal", "mortal"):
+                    continue
+        schedule = build_schedule(
+            len(specs),
+            fmt=settings.format,
+            seeds=settings.seeds,
+            rounds=settings.rounds,
+            games=settings.games,
+            matchups=matchups,
+            openings=openings,
+            order=settings.order,
+            seed=settings.seed,
+        )
+        concurrency = settings.concurrency or os.cpu_count() or 1
+        if concurrency < 1:
+            raise ValueError(f"--concurrency must be at least 1, got {concurrency}")
+        if settings.rating_interval < 1:
+            raise ValueError("--rating-interval must be at least 1")
+        return cls(settings, tuple(specs), tc, sprt, tuple(schedule), concurrency)
+
+
+def save_settings(directory: Path, settings: Settings) -> None:
+    """Write ``tournament.json`` atomically (temp file, fsync, rename)."""
+    path = directory / STATE_FILE
+    tmp = path.with_suffix(".json.tmp")
+    with open(tmp, "w") as f:
+        json.dump(settings.to_json(), f, indent=2)
+        f.write("\n")
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
+def load_settings(directory: Path) -> Settings:
+    path = directory / STATE_FILE
+    try:
+        data = json.loads(path.read_text())
+    except FileNotFoundError:
+        raise ValueError(f"{directory} holds no tournament to resume (no {STATE_FILE})") from None
+    except (OSError, json.JSONDecodeError) as exc:
+        raise ValueError(f"cannot read {path}: {exc}") from None
+    return Settings.from_json(data)

@@ -1,0 +1,247 @@
+"""Run a tournament: games in parallel, records written as each game ends, live standings.
+
+Theory of operation.  One feeder task hands scheduled games to ``concurrency`` worker tasks
+over an unbuffered channel (a worker takes the next game only when it is free, so games start
+in schedule order).  Each worker owns the engines it plays with (started in its own nursery,
+reused across games, restarted when broken) and sends each finished game to the collector, the
+main task, which alone writes files and standings: a game is appended to the archive (fsync'd)
+before it is counted or printed.  Ctrl-C, SIGTERM or a decided SPRT cancel the workers; a game
+in progress is then not recorded (``--resume`` plays it again) and every engine is shut down
+through the process layer's bounded quit / SIGTERM / SIGKILL sequence.
+"""
+
+from __future__ import annotations
+
+import signal
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+
+import trio
+
+from ..records import GameRecord
+from ..referee.engine import Engine, EngineFailure
+from ..referee.game import GameReport, GameSetup, make_record, play_game
+from ..referee.match import EngineSlot
+from ..referee.outcome import Outcome
+from ..stats.sprt import SprtStatus, format_llr_line, format_sprt_result, llr_pentanomial, sprt_status
+from ..stats.standings import Standings
+from .config import TournamentConfig
+from .output import TournamentFiles
+from .schedule import ScheduledGame
+
+__all__ = ["run_tournament", "TournamentResult", "Interrupted"]
+
+#: Engines a worker keeps running between games (the two of its current game): enough for
+#: round-robins where consecutive games share an engine, without one process per engine per
+#: worker in big fields.
+ENGINES_PER_WORKER = 2
+
+
+class Interrupted(Exception):
+    """Ctrl-C or SIGTERM: the tournament stopped early; finished games are saved."""
+
+    def __init__(self, signame: str) -> None:
+        super().__init__(signame)
+        self.signame = signame
+
+
+@dataclass
+class TournamentResult:
+    standings: Standings
+    played: int = 0
+    resumed: int = 0
+    total: int = 0
+    sprt: SprtStatus | None = None
+    complete: bool = False
+    records: list[GameRecord] = field(default_factory=list)
+
+
+class _WorkerEngines:
+    """A worker's small LRU of running engines, keyed by the engine's index in the field."""
+
+    def __init__(self, nursery: trio.Nursery, config: TournamentConfig, io_log: Callable[[str, str, str], None] | None) -> None:
+        self.nursery = nursery
+        self.config = config
+        self.io_log = io_log
+        self.slots: dict[int, EngineSlot] = {}
+
+    async def get(self, index: int, keep: set[int]) -> Engine:
+        if index not in self.slots:
+            while len(self.slots) >= ENGINES_PER_WORKER:
+                victim = next(i for i in self.slots if i not in keep)
+                await self.slots.pop(victim).aclose()
+            self.slots[index] = EngineSlot(self.nursery, self.config.specs[index], self.io_log)
+        else:
+            self.slots[index] = self.slots.pop(index)  # most recently used last
+        return await self.slots[index].get()
+
+    async def aclose(self) -> None:
+        with trio.CancelScope(shield=True):
+            for slot in self.slots.values():
+                await slot.aclose()
+
+
+def _setup(config: TournamentConfig, game: ScheduledGame) -> GameSetup:
+    specs = (config.specs[game.player1], config.specs[game.player2])
+    return GameSetup(
+        gods=game.gods,
+        opening=game.opening,
+        tcs=(specs[0].tc or config.tc, specs[1].tc or config.tc),
+        margins=(specs[0].timemargin_ms, specs[1].timemargin_ms),
+        ping=config.settings.ping,
+        event=config.settings.event,
+        round=str(game.round),
+        game_number=game.number,
+    )
+
+
+async def _play(config: TournamentConfig, engines: _WorkerEngines, game: ScheduledGame) -> GameReport:
+    setup = _setup(config, game)
+    players = (game.player1, game.player2)
+    started: list[Engine] = []
+    for side, index in enumerate(players):
+        try:
+            started.append(await engines.get(index, set(players)))
+        except EngineFailure as failure:
+            outcome = Outcome(2 - side, failure.kind, failure.detail)
+            names = (config.specs[game.player1].name, config.specs[game.player2].name)
+            return GameReport(outcome, make_record(setup, names, outcome), game.opening or "")
+    return await play_game((started[0], started[1]), setup)
+
+
+async def run_tournament(
+    config: TournamentConfig,
+    files: TournamentFiles,
+    *,
+    emit: Callable[[str], None] = print,
+    progress: Callable[[int, int, float], None] | None = None,
+    io_log: Callable[[str, str, str], None] | None = None,
+) -> TournamentResult:
+    """Play every scheduled game not yet in ``files``; print cutechess-style lines via ``emit``.
+
+    Raises:
+        Interrupted: on SIGINT/SIGTERM, after saving what finished and stopping every engine.
+    """
+    names = [s.name for s in config.specs]
+    standings = Standings()
+    for name in names:
+        standings.add_engine(name)
+    existing, damage = files.open()
+    for frame in damage:
+        emit(f"Warning: {files.directory / 'games.msgpack'}: skipped damaged bytes at {frame.offset}: {frame.reason}")
+    done: set[int] = set()
+    result = TournamentResult(standings, total=len(config.schedule))
+    for record in existing:
+        number = record.game_number
+        if number is None or number in done or number > len(config.schedule):
+            continue
+        done.add(number)
+        _count(standings, record, number)
+        result.records.append(record)
+    result.resumed = len(done)
+    todo = [g for g in config.schedule if g.number not in done]
+    if result.resumed:
+        emit(f"Resuming: {result.resumed} of {result.total} games already played")
+    stop_reason: list[str] = []
+    started_at = time.monotonic()
+    interval = config.settings.rating_interval
+
+    async with trio.open_nursery() as nursery:
+        games_send, games_recv = trio.open_memory_channel[ScheduledGame](0)
+        # unbuffered: a finished game is either in the collector's hands (and then written, since the
+        # write runs in an uncancellable thread) or still with its worker; never lost in between
+        results_send, results_recv = trio.open_memory_channel[tuple[ScheduledGame, GameReport]](0)
+
+        async def feeder() -> None:
+            async with games_send:
+                for game in todo:
+                    await games_send.send(game)
+
+        async def worker(recv: trio.MemoryReceiveChannel[ScheduledGame], send: trio.MemorySendChannel[tuple[ScheduledGame, GameReport]]) -> None:
+            async with recv, send, trio.open_nursery() as engine_nursery:
+                engines = _WorkerEngines(engine_nursery, config, io_log)
+                try:
+                    async for game in recv:
+                        pair = f"{names[game.player1]} vs {names[game.player2]}"
+                        emit(f"Started game {game.number} of {result.total} ({pair})")
+                        report = await _play(config, engines, game)
+                        await send.send((game, report))
+                finally:
+                    await engines.aclose()
+
+        async def signals() -> None:
+            with trio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as received:
+                async for signum in received:
+                    stop_reason.append(signal.Signals(signum).name)
+                    nursery.cancel_scope.cancel()
+                    return
+
+        nursery.start_soon(signals)
+        nursery.start_soon(feeder)
+        async with results_send, games_recv:
+            for _ in range(min(config.concurrency, len(todo))):
+                nursery.start_soon(worker, games_recv.clone(), results_send.clone())
+        async with results_recv:
+            async for game, report in results_recv:
+                await files.append(report.record)
+                done.add(game.number)
+                result.played += 1
+                result.records.append(report.record)
+                _count(standings, report.record, game.number)
+                pair_names = (names[game.player1], names[game.player2])
+                outcome = report.outcome
+                emit(f"Finished game {game.number} ({pair_names[0]} vs {pair_names[1]}): {outcome.result} {{{outcome.reason(pair_names)}}}")
+                if progress is not None:
+                    progress(len(done), result.total, time.monotonic() - started_at)
+                if config.sprt is not None:
+                    llr = llr_pentanomial(standings.pairs(names[0], names[1]).ptnml, config.sprt)
+                    status = sprt_status(llr, config.sprt)
+                    if status is not SprtStatus.CONTINUE:
+                        result.sprt = status
+                        emit(standings.results_block(names[0], names[1], _details(config), config.sprt))
+                        emit(format_sprt_result(status, config.sprt) or "")
+                        nursery.cancel_scope.cancel()
+                        break
+                if len(done) % interval == 0 and len(done) < result.total:
+                    emit(standings_block(config, standings))
+        nursery.cancel_scope.cancel()  # the signal watcher
+    if stop_reason:
+        raise Interrupted(stop_reason[0])
+    result.complete = result.sprt is not None or len(done) == result.total
+    return result
+
+
+def _count(standings: Standings, record: GameRecord, number: int) -> None:
+    winner = {"1-0": 1, "0-1": 2}.get(record.result)
+    p1, p2 = record.players
+    standings.record(p1, p2, winner, record.termination, game_number=number)
+
+
+def _details(config: TournamentConfig) -> str:
+    return f"{config.tc}, {config.settings.gods}"
+
+
+def standings_block(config: TournamentConfig, standings: Standings) -> str:
+    """The periodic block: the pair's results (two engines) or the ranking, plus terminations."""
+    names = [s.name for s in config.specs]
+    if len(names) == 2:
+        text = standings.results_block(names[0], names[1], _details(config), config.sprt)
+        if config.sprt is not None:
+            llr = llr_pentanomial(standings.pairs(names[0], names[1]).ptnml, config.sprt)
+            text += "\n" + format_llr_line(llr, config.sprt)
+    else:
+        text = standings.format_ranking()
+    return text + "\n" + termination_table(standings, names)
+
+
+def termination_table(standings: Standings, names: list[str]) -> str:
+    """Per-engine losses by termination tag (time, illegal, crash, stall...), then wins."""
+    tags = ["time", "illegal", "crash", "stall", "engine-error", "resign", "no-moves"]
+    width = max(len(n) for n in names + ["Engine"])
+    lines = [f"{'Engine':<{width}}  {'W':>5} {'L':>5}  losses: " + " ".join(f"{t:>12}" for t in tags)]
+    for name in names:
+        t = standings.tally(name)
+        lines.append(f"{name:<{width}}  {t.wins:>5} {t.losses:>5}          " + " ".join(f"{t.losses_by.get(tag, 0):>12}" for tag in tags))
+    return "\n".join(lines)
+
