@@ -192,7 +192,10 @@ def tournament(
     click.echo(f"Tournament: {len(config.specs)} engines, {len(config.schedule)} games, tc {config.tc}, concurrency {config.concurrency}; records in {directory}")
     io_log = make_io_log() if debug else None
     try:
-        result = trio.run(lambda: run_tournament(config, files, emit=console.emit, progress=console.progress, io_log=io_log))
+        try:
+            result = trio.run(lambda: run_tournament(config, files, emit=console.emit, progress=console.progress, io_log=io_log))
+        except KeyboardInterrupt:  # Ctrl-C before the run's own signal handling was in place
+            raise Interrupted("SIGINT") from None
     except Interrupted as stop:
         console.done()
         click.echo(f"Interrupted ({stop.signame}): engines stopped, finished games saved in {directory}", err=True)

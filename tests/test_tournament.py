@@ -1,0 +1,227 @@
+"""Tournaments: schedules, records that are never lost or duplicated, resume after kill -9."""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+from santorini_server.records import parse_sgn, read_archive
+from santorini_server.tournament.schedule import ALL_MATCHUPS, build_schedule, parse_gods_list
+
+PY = sys.executable
+
+
+def instant(name: str, *args: str) -> str:
+    return f"cmd={PY} arg=-m arg=tests.gallery.instant name={name} " + " ".join(f"arg={a}" for a in args)
+
+
+# --- schedule (pure) -----------------------------------------------------------------------------
+
+
+def test_round_robin_pairs_swap_seats_and_are_numbered_consecutively() -> None:
+    games = build_schedule(3, rounds=2)
+    assert len(games) == 3 * 2 * 2
+    for first, second in zip(games[::2], games[1::2]):
+        assert first.pair == second.pair and second.number == first.number + 1
+        assert (first.player1, first.player2) == (second.player2, second.player1)
+        assert (first.gods, first.opening) == (second.gods, second.opening)
+    encounters = {frozenset((g.player1, g.player2)) for g in games}
+    assert encounters == {frozenset(p) for p in ((0, 1), (0, 2), (1, 2))}
+
+
+def test_gauntlet_plays_seeds_against_the_rest_only() -> None:
+    games = build_schedule(4, fmt="gauntlet", seeds=1)
+    assert {frozenset((g.player1, g.player2)) for g in games} == {frozenset((0, o)) for o in (1, 2, 3)}
+    with pytest.raises(ValueError, match="seeds"):
+        build_schedule(2, fmt="gauntlet", seeds=2)
+
+
+def test_gods_all_plays_every_ordered_matchup_from_both_sides() -> None:
+    assert len(ALL_MATCHUPS) == 56 and ("apollo", "pan") in ALL_MATCHUPS and ("pan", "apollo") in ALL_MATCHUPS
+    assert not any("hermes" in m or "prometheus" in m for m in ALL_MATCHUPS)
+    games = build_schedule(2, matchups=ALL_MATCHUPS)
+    assert len(games) == 112
+    seen = {(g.gods, g.player1) for g in games}
+    assert len(seen) == 112  # each matchup with each engine in each seat
+    assert parse_gods_list("apollo/pan, athena/mortal") == (("apollo", "pan"), ("athena", "mortal"))
+    for bad in ["apollo", "apollo/apollo", "zeus/pan"]:
+        with pytest.raises(ValueError):
+            parse_gods_list(bad)
+
+
+def test_openings_twice_with_colours_reversed_and_seeded_order() -> None:
+    openings = ("a", "b", "c")
+    games = build_schedule(2, openings=openings)  # type: ignore[arg-type]
+    assert [g.opening for g in games] == ["a", "a", "b", "b", "c", "c"]
+    shuffled = [g.opening for g in build_schedule(2, openings=openings, order="random", seed=7)]  # type: ignore[arg-type]
+    assert shuffled == [g.opening for g in build_schedule(2, openings=openings, order="random", seed=7)]  # type: ignore[arg-type]
+    assert sorted(shuffled) == ["a", "a", "b", "b", "c", "c"]
+    with pytest.raises(ValueError, match="even"):
+        build_schedule(2, games=3)
+
+
+# --- end to end -----------------------------------------------------------------------------------
+
+
+def run(args: list[str], **kwargs: object) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([PY, "-m", "santorini_server.cli", *args], capture_output=True, text=True, timeout=120, **kwargs)  # type: ignore[call-overload]
+
+
+def numbers(directory: Path) -> list[int]:
+    records, damage = read_archive(directory / "games.msgpack")
+    return sorted(r.game_number for r in records)  # type: ignore[misc]
+
+
+def leftovers(marker: str) -> list[str]:
+    """Live processes whose command line holds ``marker`` (zombies count as dead)."""
+    found = []
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if marker in cmdline and state != "Z":
+            found.append(f"{pid}: {cmdline}")
+    return found
+
+
+def test_tournament_writes_every_game_once_in_every_file(tmp_path: Path) -> None:
+    out = tmp_path / "t"
+    proc = run(["tournament", "-e", instant("A"), "-e", instant("B"), "-e", instant("C"), "--rounds", "2", "--tc", "5+0.05", "--out", str(out), "-j", "2", "--rating-interval", "4"])
+    assert proc.returncode == 0, proc.stderr
+    assert numbers(out) == list(range(1, 13))
+    assert len(parse_sgn((out / "games.sgn").read_text())) == 12
+    assert len((out / "results.jsonl").read_text().splitlines()) == 12
+    assert proc.stdout.count("Finished game") == 12
+    assert "Rank Name" in proc.stdout and " #  Name" in proc.stdout  # ranking and crosstable
+
+
+def test_resume_refuses_extra_settings_and_a_used_folder(tmp_path: Path) -> None:
+    out = tmp_path / "t"
+    assert run(["tournament", "-e", instant("A"), "-e", instant("B"), "--out", str(out), "--tc", "5+0.05"]).returncode == 0
+    again = run(["tournament", "-e", instant("A"), "-e", instant("B"), "--out", str(out)])
+    assert again.returncode != 0 and "already holds a tournament" in again.stderr
+    mixed = run(["tournament", "--resume", str(out), "--rounds", "3"])
+    assert mixed.returncode != 0 and "--rounds" in mixed.stderr and "Traceback" not in mixed.stderr
+    missing = run(["tournament", "--resume", str(tmp_path / "nothing")])
+    assert missing.returncode != 0 and "no tournament to resume" in missing.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "fragment"),
+    [
+        (["-e", "random"], "at least 2 engines"),
+        (["-e", "random", "-e", "cmd=x frob=1"], "unknown key"),
+        (["-e", "random", "-e", "greedy", "--tc", "fast"], "bad time control"),
+        (["-e", "random", "-e", "greedy", "--gods", "zeus/pan"], "unknown god"),
+        (["-e", "random", "-e", "greedy", "-e", "alphabeta", "--sprt", "elo0=0 elo1=5"], "exactly two engines"),
+        (["-e", "random", "-e", "greedy", "--sprt", "elo0=0"], "elo1"),
+        (["-e", "random", "-e", "greedy", "-j", "64"], "cores"),
+    ],
+)
+def test_bad_settings_are_one_line_errors(tmp_path: Path, args: list[str], fragment: str) -> None:
+    proc = run(["tournament", *args, "--out", str(tmp_path / "x")])
+    assert proc.returncode != 0
+    assert fragment in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_toml_config_and_openings_file(tmp_path: Path) -> None:
+    openings = tmp_path / "openings.txt"
+    openings.write_text("# two placed starts\nmortal/mortal;00000/00000/00000/00000/00000;b3,d3/c2,c4;1;2\n\nmortal/mortal;00000/00000/00000/00000/00000;a1,e5/a5,e1;1;2\n")
+    config = tmp_path / "t.toml"
+    config.write_text(f'engines = ["{instant("A")}", "{instant("B")}"]\ntc = "5+0.05"\nrating-interval = 100\n')
+    out = tmp_path / "t"
+    proc = run(["tournament", "--config", str(config), "--openings", str(openings), "--out", str(out)])
+    assert proc.returncode == 0, proc.stderr
+    records, _ = read_archive(out / "games.msgpack")
+    assert sorted(r.start for r in records) == sorted(2 * [l for l in openings.read_text().splitlines() if l and not l.startswith("#")])
+    bad = tmp_path / "bad.toml"
+    bad.write_text("engines = [\n")
+    proc = run(["tournament", "--config", str(bad), "--out", str(tmp_path / "y")])
+    assert proc.returncode != 0 and "invalid TOML" in proc.stderr
+    bad_openings = tmp_path / "bad.txt"
+    bad_openings.write_text("mortal/mortal;bad\n")
+    proc = run(["tournament", "-e", "random", "-e", "greedy", "--openings", str(bad_openings), "--out", str(tmp_path / "z")])
+    assert proc.returncode != 0 and "bad.txt:1" in proc.stderr
+
+
+def test_sprt_stops_when_a_bound_is_crossed(tmp_path: Path) -> None:
+    out = tmp_path / "t"
+    proc = run(["tournament", "-e", instant("Strong"), "-e", instant("Weak", "resign"), "--rounds", "100", "--tc", "5+0.05",
+                "--sprt", "elo0=0 elo1=50", "--out", str(out)])
+    assert proc.returncode == 0, proc.stderr
+    assert "H1 was accepted" in proc.stdout
+    assert len(numbers(out)) < 200
+
+
+def _start(out: Path, marker: str) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [PY, "-m", "santorini_server.cli", "tournament", "-e", instant("A", "sleep=3", marker), "-e", instant("B", "sleep=3", marker),
+         "--rounds", "4", "--tc", "10+0.1", "--out", str(out), "-j", "2", "--rating-interval", "100"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+
+
+def _wait_gone(marker: str, seconds: float = 5.0) -> list[str]:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        left = leftovers(marker)
+        if not left:
+            return []
+        time.sleep(0.05)
+    return leftovers(marker)
+
+
+def test_kill_9_at_random_moments_then_resume_loses_and_duplicates_nothing(tmp_path: Path) -> None:
+    out = tmp_path / "t"
+    marker = f"marker={uuid.uuid4().hex}"
+    rng = random.Random(2026)
+    for _ in range(3):
+        proc = _start(out, marker) if not (out / "tournament.json").exists() else subprocess.Popen(
+            [PY, "-m", "santorini_server.cli", "tournament", "--resume", str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
+        time.sleep(rng.uniform(0.6, 2.0))
+        proc.kill()
+        proc.wait()
+        assert _wait_gone(marker) == []  # the guards took the engines down with the referee
+        got = numbers(out)
+        assert len(got) == len(set(got))  # never a duplicate, even mid-write
+    final = run(["tournament", "--resume", str(out)])
+    assert final.returncode == 0, final.stderr
+    assert numbers(out) == list(range(1, 9))
+    assert len(parse_sgn((out / "games.sgn").read_text())) == 8
+    assert len((out / "results.jsonl").read_text().splitlines()) == 8
+    assert leftovers(marker) == []
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_ctrl_c_and_sigterm_stop_promptly_save_and_print_the_resume_command(tmp_path: Path, sig: signal.Signals) -> None:
+    out = tmp_path / "t"
+    marker = f"marker={uuid.uuid4().hex}"
+    proc = _start(out, marker)
+    assert proc.stdout is not None
+    lines = []
+    while not any(line.startswith("Finished game") for line in lines):  # well into the run
+        lines.append(proc.stdout.readline())
+        assert lines[-1], "the tournament ended before it was interrupted"
+    sent = time.monotonic()
+    proc.send_signal(sig)
+    rest, stderr = proc.communicate(timeout=30)
+    stdout = "".join(lines) + rest
+    assert time.monotonic() - sent < 8
+    assert proc.returncode == (130 if sig == signal.SIGINT else 143), stderr
+    assert f"santorini tournament --resume {out}" in stderr and "Traceback" not in stderr
+    assert leftovers(marker) == []
+    finished = stdout.count("Finished game")
+    assert len(numbers(out)) == finished
