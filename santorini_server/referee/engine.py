@@ -68,6 +68,9 @@ READY_TIMEOUT = 30.0
 """``newgame``/``isready`` -> ``readyok`` (protocol.md 4.5: "no readyok (e.g. 30 s)")."""
 STOP_TIMEOUT = 5.0
 """``stop`` -> ``bestmove`` (protocol.md 4.5: "no bestmove within e.g. 5 s after stop")."""
+WRITE_SLACK = 0.001
+"""Added to a turn's deadline for writing ``position``+``go`` into the pipe (microseconds when the
+engine reads its input), so the deadline never fires before ``turn_started + allowance``."""
 WRITE_TIMEOUT = 5.0
 """A write to an engine's stdin: an engine that stops reading for this long is stalled."""
 
@@ -162,7 +165,8 @@ class Engine:
 
     # -- low level ------------------------------------------------------------------------------
 
-    async def _write(self, *commands: object) -> None:
+    async def _write(self, *commands: object, bounded: bool = True) -> None:
+        """Write commands in one go; ``bounded=False`` when the caller's scope bounds the write."""
         try:
             data = b"".join(self.conn.send(c) for c in commands)  # type: ignore[arg-type]
         except SeiProtocolError as exc:
@@ -171,7 +175,10 @@ class Engine:
             for line in data.decode("ascii", "replace").splitlines():
                 self._io_log(self.name, ">>", line)
         try:
-            with trio.fail_after(WRITE_TIMEOUT):
+            if bounded:
+                with trio.fail_after(WRITE_TIMEOUT):
+                    await self.process.send_all(data)
+            else:
                 await self.process.send_all(data)
         except EngineGone as exc:
             raise EngineFailure("crash", f"exited ({self._exit(exc.status)})") from None
@@ -282,11 +289,16 @@ class Engine:
         if ping:
             await self._write(position)
             await self.ping()
-            await self._write(go)
+        # The game's deadline scope also bounds the write (an engine that stops reading its
+        # input during its turn is out of time like one that stops answering).  It is set once,
+        # before the write, with WRITE_SLACK for the write itself; the stopwatch starts after
+        # the write, and Clock.charge judges the exact overrun from that.
+        deadline.deadline = trio.current_time() + allowance + WRITE_SLACK
+        if ping:
+            await self._write(go, bounded=False)
         else:
-            await self._write(position, go)
+            await self._write(position, go, bounded=False)
         started = self.turn_started = trio.current_time()
-        deadline.deadline = started + allowance
         last_info: Info | None = None
         conn = self.conn
         while True:

@@ -149,7 +149,7 @@ async def play_game(engines: tuple[Engine, Engine], setup: GameSetup) -> GameRep
             mover = pos.to_move
             engine = engines[mover]
             clock = clocks[mover]
-            command = PositionCommand(sps=setup.opening, moves=tuple(moves))
+            command = PositionCommand._trusted(setup.opening, tuple(moves))
             try:
                 reply = await engine.think(
                     command, _go(clocks, clock.tc, mover), ping=setup.ping, deadline=deadline, allowance=clock.allowance_ms() / 1000

@@ -305,6 +305,16 @@ class Position:
     sps: str | None = None
     moves: tuple[str, ...] = ()
 
+    @classmethod
+    def _trusted(cls, sps: str | None, moves: tuple[str, ...]) -> "Position":
+        """Skip validation for tokens that came out of our own rules engine (canonical SPS and
+        STN), as h11's ``_parsed=True`` does: the referee sends this every turn and the move
+        list grows, so re-checking every token each turn would be the hot path's largest cost."""
+        self = object.__new__(cls)
+        object.__setattr__(self, "sps", sps)
+        object.__setattr__(self, "moves", moves)
+        return self
+
     def __post_init__(self) -> None:
         if self.sps is not None:
             _check_token("SPS", self.sps)

@@ -1,0 +1,152 @@
+#!/usr/bin/env python3
+"""Referee overhead per turn against the floor of one pipe round trip, and clock accuracy.
+
+Three measurements, in one run, printed as medians:
+
+1. floor: a trio parent writes one request line to a minimal engine process (the same
+   canned engine the referee plays) and reads its one-line answer; median round trip.
+2. referee: whole games between two canned engines (zero thinking: each answers from a fixed
+   script) through the real referee (``play_game``: position+go in one write, parse, rules
+   check, clock, record).  Per turn: game wall time / turns (the engines' own work is nil, so
+   this is the referee's cost plus one round trip), and the referee's CPU time per turn.
+   Ratio = referee per turn / floor.  Issue 3's targets: <= 2.3 pinned to one core, <= 2.0
+   unpinned.
+3. clock accuracy: an engine that sleeps a known time per turn reports what it really spent;
+   the referee's charged time minus that, median and 99th percentile (target < 1 ms / < 5 ms).
+
+    python tools/bench_referee.py [--games 20] [--pin]
+    (--pin runs the whole measurement under ``taskset -c 0``; run both to compare)
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import trio
+
+from santorini_server.process import open_engine_process
+from santorini_server.referee import Engine, GameSetup, parse_tc, play_game
+from santorini_server.referee.engine_spec import EngineSpec
+from santorini_server.rules import Position
+
+CANNED = Path(__file__).resolve().parent / "canned_engine.py"
+
+
+def make_script(path: Path) -> int:
+    """A legal game (first legal turn each time, but take a win when there is one)."""
+    pos = Position.start()
+    turns = []
+    while True:
+        transitions = pos.transitions()
+        if not transitions:
+            break
+        t = next((t for t in transitions if t.win), transitions[len(transitions) // 2])
+        turns.append(t.stn)
+        if t.win:
+            break
+        pos = t.position
+    path.write_text(" ".join(turns) + "\n")
+    return len(turns)
+
+
+def spec(script: Path, name: str, *extra: str) -> EngineSpec:
+    return EngineSpec(name=name, argv=(sys.executable, "-S", str(CANNED), str(script), *extra))
+
+
+async def floor(script: Path, rounds: int) -> list[float]:
+    times = []
+    async with open_engine_process([sys.executable, "-S", str(CANNED), str(script)]) as proc:
+        await proc.send_all(b"position startpos\n")
+        for _ in range(rounds):
+            start = trio.current_time()
+            await proc.send_all(b"go\n")
+            buf = b""
+            while not buf.endswith(b"\n"):
+                buf += await proc.receive_some()
+            times.append(trio.current_time() - start)
+    return times
+
+
+async def referee(script: Path, games: int) -> tuple[list[float], float, int]:
+    per_turn = []
+    turns_total = 0
+    cpu = 0.0
+    async with trio.open_nursery() as nursery:
+        a = await Engine.start(nursery, spec(script, "A"))
+        b = await Engine.start(nursery, spec(script, "B"))
+        tc = parse_tc("60+1")
+        for _ in range(games):
+            cpu0 = time.process_time()
+            start = trio.current_time()
+            report = await play_game((a, b), GameSetup(tcs=(tc, tc)))
+            wall = trio.current_time() - start
+            cpu += time.process_time() - cpu0
+            n = len(report.record.turns)
+            turns_total += n
+            per_turn.append(wall / n)
+        await a.aclose()
+        await b.aclose()
+    return per_turn, cpu / turns_total, turns_total  # CPU of the games only, not engine start-up
+
+
+async def clock_accuracy(script: Path, games: int, sleep_ms: float) -> list[float]:
+    errors: list[float] = []
+    async with trio.open_nursery() as nursery:
+        a = await Engine.start(nursery, spec(script, "A", str(sleep_ms)))
+        b = await Engine.start(nursery, spec(script, "B", str(sleep_ms)))
+        tc = parse_tc("600+1")
+        for _ in range(games):
+            report = await play_game((a, b), GameSetup(tcs=(tc, tc)))
+            for t in report.record.turns:
+                # charged (ms, rounded) minus really spent (us, reported by the engine)
+                errors.append((t.time_ms or 0) - (t.nodes or 0) / 1000)
+        await a.aclose()
+        await b.aclose()
+    return errors
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=20)
+    parser.add_argument("--pin", action="store_true", help="pin this process and the engines to core 0")
+    parser.add_argument("--sleep-ms", type=float, default=20.0)
+    args = parser.parse_args()
+    if args.pin:
+        os.sched_setaffinity(0, {0})
+    with tempfile.TemporaryDirectory() as tmp:
+        script = Path(tmp) / "game.txt"
+        turns = make_script(script)
+        print(f"script: a {turns}-turn game; {args.games} games; {'pinned to core 0' if args.pin else 'unpinned'}")
+        # interleaved chunks, so a change in machine load hits both sides alike
+        f: list[float] = []
+        per_turn: list[float] = []
+        cpu_total = 0.0
+        total = 0
+        chunks = 10
+        for _ in range(chunks):
+            f += trio.run(floor, script, 300)
+            p, cpu, n = trio.run(referee, script, max(1, args.games // chunks))
+            per_turn += p
+            cpu_total += cpu * n
+            total += n
+        cpu = cpu_total / total
+        fl, ref = statistics.median(f) * 1e6, statistics.median(per_turn) * 1e6
+        print(f"floor   round trip over pipes  median {fl:8.1f} us  (p90 {statistics.quantiles(f, n=10)[-1] * 1e6:.1f})")
+        print(f"referee per turn (wall/turns)  median {ref:8.1f} us  over {total} turns")
+        print(f"referee CPU per turn                  {cpu * 1e6:8.1f} us")
+        print(f"ratio referee / floor                 {ref / fl:8.2f}x")
+        errors = trio.run(clock_accuracy, script, max(2, args.games // 10), args.sleep_ms)
+        errors.sort()
+        p99 = errors[min(len(errors) - 1, int(len(errors) * 0.99))]
+        print(f"clock: charged - spent over {len(errors)} turns of {args.sleep_ms:g} ms: median {statistics.median(errors):.3f} ms, "
+              f"p99 {p99:.3f} ms, max {errors[-1]:.3f} ms")
+
+
+if __name__ == "__main__":
+    main()
