@@ -139,3 +139,20 @@ def test_match_command_writes_sgn_that_replays(tmp_path) -> None:  # type: ignor
     assert len(records) == 2
     for record in records:
         replay(record)
+
+
+def test_termination_tags_agree_across_layers() -> None:
+    """The tags live in three pure layers that may not import each other; keep them equal."""
+    from santorini_server.records import TERMINATIONS as RECORD_TAGS
+    from santorini_server.referee.outcome import TERMINATIONS
+    from santorini_server.sei import RESULT_REASONS
+
+    assert set(RECORD_TAGS) == set(TERMINATIONS)
+    assert RESULT_REASONS == set(TERMINATIONS) - {"aborted"}
+
+
+@pytest.mark.parametrize(("mode", "limit", "fragment"), [("cpu", "limit.cpu=1", "CPU limit of 1 s"), ("memory", "limit.memory=200M", "memory limit of 200 MiB")])
+async def test_resource_limit_breach_is_its_own_termination(mode: str, limit: str, fragment: str) -> None:
+    report = await play(gallery("hog", mode, name="Hog") + " " + limit, gallery("instant", name="B"), tc="30+0")
+    assert (report.outcome.winner, report.outcome.termination) == (2, "limit"), report.outcome
+    assert fragment in report.outcome.detail

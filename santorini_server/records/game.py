@@ -51,7 +51,7 @@ RESULTS: tuple[str, ...] = ("1-0", "0-1", "*")
 #: protocol.md section 5, ``Termination`` values.
 TERMINATIONS: tuple[str, ...] = (
     "climb", "pan-drop", "no-moves", "resign", "time", "illegal",
-    "crash", "stall", "engine-error", "aborted",
+    "crash", "stall", "engine-error", "limit", "aborted",
 )
 
 #: Tags every record carries: the ones in protocol.md section 5's sample game. The referee also

@@ -15,6 +15,7 @@ engine is ``broken`` and must be restarted before its next game.
 from __future__ import annotations
 
 import math
+import signal
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Callable
@@ -60,6 +61,9 @@ __all__ = [
     "STOP_TIMEOUT",
     "WRITE_TIMEOUT",
 ]
+
+#: What an engine's stderr says when an allocation failed (Python, C++, C, Rust, Go, the JVM).
+_MEMORY_WORDS = ("memoryerror", "bad_alloc", "out of memory", "cannot allocate memory", "memory allocation", "outofmemory")
 
 HANDSHAKE_TIMEOUT = 10.0
 """``sei`` -> ``seiok`` (protocol.md 4.5: "no seiok within start-up timeout (e.g. 10 s)"; fastchess
@@ -180,15 +184,30 @@ class Engine:
                     await self.process.send_all(data)
             else:
                 await self.process.send_all(data)
-        except EngineGone as exc:
-            raise EngineFailure("crash", f"exited ({self._exit(exc.status)})") from None
+        except EngineGone:
+            raise self._crashed("exited") from None
         except trio.TooSlowError:
             raise EngineFailure("stall", f"stopped reading its input for {WRITE_TIMEOUT:g} s") from None
         except (trio.BrokenResourceError, trio.ClosedResourceError):
             raise EngineFailure("crash", "its input is closed") from None
 
-    def _exit(self, status: object) -> str:
-        return status.describe() if status is not None else self.process.exit_description()  # type: ignore[attr-defined]
+    def _crashed(self, what: str) -> EngineFailure:
+        """The failure for an engine that is gone: ``crash``, or ``limit`` when it broke a limit.
+
+        A CPU limit shows as SIGXCPU (or the kernel's SIGKILL after it); a memory limit as an
+        abnormal exit whose last words on stderr speak of memory (the allocation failed inside
+        the engine, which then died its own way).
+        """
+        status = self.process.status
+        description = self.process.exit_description()
+        spec = self.spec
+        if status is not None and spec.cpu_limit and status.signal in (signal.SIGXCPU, signal.SIGKILL):
+            return EngineFailure("limit", f"CPU limit of {spec.cpu_limit} s ({description})")
+        if status is not None and spec.memory_limit and (status.signal or status.code):
+            tail = self.stderr_tail().lower()
+            if any(word in tail for word in _MEMORY_WORDS):
+                return EngineFailure("limit", f"memory limit of {spec.memory_limit // 2**20} MiB ({description})")
+        return EngineFailure("crash", f"{what} ({description})")
 
     async def _event(self) -> object:
         """The next event from the engine, reading its stdout as needed (caller bounds the time)."""
@@ -208,7 +227,7 @@ class Engine:
             if event is EOF:
                 with trio.move_on_after(1.0):
                     await self.process.wait()
-                raise EngineFailure("crash", f"closed its output ({self.process.exit_description()})")
+                raise self._crashed("closed its output")
             return event
 
     async def _handshake(self, timeout: float) -> None:
@@ -320,7 +339,7 @@ class Engine:
                 self.broken = True
                 with trio.move_on_after(1.0):
                     await self.process.wait()
-                raise EngineFailure("crash", f"exited during its turn ({self.process.exit_description()})")
+                raise self._crashed("exited during its turn")
             if isinstance(event, BestMove):
                 deadline.deadline = math.inf
                 return Reply(event.turn, arrived - started, last_info)

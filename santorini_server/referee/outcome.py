@@ -22,6 +22,7 @@ TERMINATIONS: dict[str, str] = {
     "crash": "the loser's process exited, closed its output or could not be started",
     "stall": "the loser did not answer a bounded wait (seiok, readyok, a write)",
     "engine-error": "the loser answered error, or broke the SEI sequencing rules",
+    "limit": "the loser's process broke its resource limit (limit.cpu or limit.memory)",
     "aborted": "the game was interrupted (Ctrl-C, shutdown); not scored",
 }
 
@@ -55,4 +56,5 @@ class Outcome:
             "crash": f"{loser} disconnects{': ' + d if d else ''}",
             "stall": f"{loser}'s connection stalls{': ' + d if d else ''}",
             "engine-error": f"{loser} engine error{': ' + d if d else ''}",
+            "limit": f"{loser} disconnects: resource limit{': ' + d if d else ''}",
         }.get(t, f"{t}: {d}")

@@ -67,7 +67,7 @@ OPTION_TYPES = frozenset({"check", "spin", "combo", "button", "string"})
 #: decide a winner.  ``aborted`` is absent on purpose: an aborted game has no winner, so no
 #: ``result`` line is sent (decision, see SPEC.md SEI section).
 RESULT_REASONS = frozenset(
-    {"climb", "pan-drop", "no-moves", "resign", "time", "illegal", "crash", "stall", "engine-error"}
+    {"climb", "pan-drop", "no-moves", "resign", "time", "illegal", "crash", "stall", "engine-error", "limit"}
 )
 
 
