@@ -20,6 +20,7 @@ _COMMANDS: dict[str, tuple[str, str, str]] = {
     "perft": ("rules_cmds", "perft", "Count move-tree leaves of a position, or check a perft suite."),
     "show": ("rules_cmds", "show", "Draw a position (SPS) in the terminal."),
     "match": ("match_cmd", "match", "Play games between two engines and print the score."),
+    "check": ("check_cmd", "check", "Test an engine's SEI compliance, one line per check."),
     "tournament": ("tournament_cmd", "tournament", "Run a tournament (no arguments: the bundled engines)."),
 }
 

@@ -1,0 +1,192 @@
+"""``santorini check``: real engine processes, compliant and broken (tests/gallery/faulty.py).
+
+Each broken engine has one fault and must fail exactly the check that names it, and nothing else:
+that is what makes the report useful to a bot author.  Broken engines are checked with one god
+(athena, so ``athena-up`` runs too) to keep the file fast.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from santorini_server.cli import main
+from santorini_server.referee.compliance import CHECKS, ComplianceReport, ComplianceStartError, info_problem, run_compliance
+from santorini_server.referee.engine_spec import EngineSpec, parse_engine_spec
+from santorini_server.rules import GODS, Position
+
+GALLERY = Path(__file__).parent / "gallery"
+SPEC_DOC = Path(__file__).parent.parent / "spec_parts" / "check.md"
+
+
+def faulty(*faults: str) -> EngineSpec:
+    return EngineSpec(name="faulty", argv=(sys.executable, str(GALLERY / "faulty.py"), *faults))
+
+
+def failed(report: ComplianceReport) -> set[str]:
+    return {r.name for r in report.results if r.failed}
+
+
+def describe(report: ComplianceReport) -> str:
+    return "\n".join(f"{r.status} {r.name}: {r.reason}" for r in report.results if r.status != "pass")
+
+
+async def test_compliant_engine_passes_all_44_checks_with_every_god() -> None:
+    report = await run_compliance(faulty(), timeout=5)
+    assert report.ok and report.warnings == 0 and report.skipped == 0, describe(report)
+    names = [r.name for r in report.results]
+    gods = [f"god-{g}" for g in GODS[1:]]
+    at = CHECKS.index("god-<god>")
+    assert names == [*CHECKS[:at], *gods, *CHECKS[at + 1 :]]
+    assert len(names) == 44 and report.restarts == 0
+    assert report.result("handshake").reason.startswith("seiok 1 in ")
+    assert report.result("win-in-one").reason == "found the win b2-c3"
+
+
+@pytest.mark.parametrize("name", ["random", "greedy", "alphabeta"])
+async def test_bundled_engines_pass(name: str) -> None:
+    report = await run_compliance(parse_engine_spec(name), timeout=5)
+    assert report.ok and report.restarts == 0, describe(report)
+    assert len(report.results) == 44  # they claim all ten gods
+    if name != "random":  # random finds the win one time in 24
+        assert report.result("win-in-one").status == "pass"
+
+
+BROKEN = [
+    # fault, the checks it must fail (and no others)
+    ("late-ready", {"isready-searching"}),
+    ("double-bestmove", {"single-bestmove"}),
+    ("no-stop", {"stop"}),
+    ("ignore-quit", {"quit"}),
+    ("p1-clock", {"clock-p2"}),
+    ("early-infinite", {"infinite"}),
+    ("crash-infinite", {"infinite"}),
+    ("ignore-moves", {"placement-2", "position-moves", "sps-moves", "god-athena", "clock-p2", "info"}),
+]
+
+
+@pytest.mark.parametrize(("fault", "expected"), BROKEN, ids=[b[0] for b in BROKEN])
+async def test_broken_engine_fails_the_check_that_names_its_fault(fault: str, expected: set[str]) -> None:
+    report = await run_compliance(faulty(fault), gods=["athena"], timeout=3)
+    assert failed(report) == expected, describe(report)
+    assert not any(r.dead for r in report.results)
+    # the rest of the run still happened: the exit checks come last
+    assert report.results[-1].name == "eof"
+
+
+async def test_messages_name_what_went_wrong() -> None:
+    report = await run_compliance(faulty("late-ready", "double-bestmove", "bad-info", "bad-gods", "no-error"), gods=[], timeout=3)
+    assert failed(report) == {"isready-searching", "single-bestmove", "info", "gods", "unsupported-god"}, describe(report)
+    assert "no readyok within 1000 ms during a search" in report.result("isready-searching").reason
+    assert report.result("single-bestmove").reason.startswith(
+        "after the bestmove for stop: protocol violation: engine sent BestMove in state IDLE: 'bestmove "
+    )
+    assert "depth needs an unsigned integer, got 'x'" in report.result("info").reason
+    assert "unknown god 'zeus'" in report.result("gods").reason
+    assert "zeus/mortal was not answered with 'error" in report.result("unsupported-god").reason
+    assert report.restarts == 1  # after the second bestmove the connection is unusable
+
+
+async def test_illegal_answers_fail_every_turn_check() -> None:
+    report = await run_compliance(faulty("illegal"), gods=["athena"], timeout=3)
+    turn_checks = {
+        "placement", "placement-2", "cross", "midgame", "win-in-one", "position-moves", "sps-moves",
+        "athena-up", "god-athena", "clock", "clock-p2", "movetime", "depth", "nodes", "stop",
+    }
+    assert failed(report) == turn_checks | {"info"}, describe(report)
+    assert report.result("cross").reason.startswith("bestmove rejected: illegal turn 'a1-a1+a1' in mortal/mortal;")
+
+
+async def test_engine_that_keeps_crashing_is_declared_dead_and_the_rest_counts_as_failed() -> None:
+    spec = EngineSpec(name="instant", argv=(sys.executable, str(GALLERY / "instant.py"), "crash=1"))
+    report = await run_compliance(spec, gods=[], timeout=3)
+    assert report.result("placement").reason == "the engine closed its output (exit code 3)"
+    assert report.restarts == 3
+    dead = [r for r in report.results if r.dead]
+    assert dead and dead[-1].name == "eof" and all(r.status == "skip" and r.failed for r in dead)
+    assert "gave up after 3 restarts" in dead[0].reason
+    assert report.failed == len(dead) + 5  # unsupported-god, and placement..midgame crashed
+
+
+async def test_no_handshake_means_dead_from_the_start() -> None:
+    spec = EngineSpec(name="mute", argv=(sys.executable, str(GALLERY / "mute.py")))
+    report = await run_compliance(spec, timeout=0.5)
+    assert report.result("handshake").reason == "no seiok within 0.5 s"
+    assert report.passed == 0 and report.failed == len(report.results)
+    assert all(r.dead for r in report.results[1:])
+
+
+async def test_a_missing_program_is_a_start_error() -> None:
+    with pytest.raises(ComplianceStartError, match="cannot start nope"):
+        await run_compliance(EngineSpec(name="nope", argv=("/nonexistent/engine",)))
+
+
+@pytest.mark.parametrize(
+    ("line", "problem"),
+    [
+        ("info depth 3 seldepth 5 time 10 nodes 99 nps 9900 score cp -12 wdl 400 200 400 pv b3-b4+c5", None),
+        ("info score win -2 multipv 1 hashfull 3 string anything goes: depth x", None),
+        ("info depth x", "depth needs an unsigned integer, got 'x'"),
+        ("info score mate 3", "score must be 'cp <x>' or 'win <n>', got 'mate'"),
+        ("info wdl 1 2", "wdl needs three unsigned integers, got '1 2'"),
+        ("info pv b3-b4+c5 b3-b4+c5", "pv turn 2 'b3-b4+c5' is illegal"),
+    ],
+)
+def test_info_lines_are_checked_field_by_field(line: str, problem: str | None) -> None:
+    found = info_problem(line, Position.from_sps("mortal/mortal;00000/00000/00000/00000/00000;b3,d3/c2,c4;1;2"))
+    if problem is None:
+        assert found is None
+    else:
+        assert found is not None and found.startswith(problem)
+
+
+def test_the_spec_section_lists_every_check() -> None:
+    documented = re.findall(r"^\| `([a-z0-9<>-]+)` \|", SPEC_DOC.read_text(), re.M)
+    assert documented == list(CHECKS)
+
+
+# --- CLI -----------------------------------------------------------------------------------------
+
+def test_cli_passing_engine_exits_0_with_one_line_per_check() -> None:
+    result = CliRunner().invoke(main, ["check", f"cmd={sys.executable} arg={GALLERY / 'faulty.py'}", "--gods", "pan", "--timeout", "3"])
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert re.fullmatch(r"PASS handshake: seiok 1 in \d+ ms", lines[1])
+    assert "PASS god-pan: 4 legal turns: " in result.output
+    assert "SKIP athena-up: athena not selected (--gods)" in result.output
+    assert lines[-1] == "34 passed, 0 failed, 0 warnings, 1 not applicable"
+
+
+def test_cli_failing_engine_exits_1_and_verbose_shows_the_exchange() -> None:
+    spec = f"cmd={sys.executable} arg={GALLERY / 'faulty.py'} arg=crash-infinite"
+    result = CliRunner().invoke(main, ["check", spec, "--gods", "athena", "--timeout", "3", "--verbose"])
+    assert result.exit_code == 1, result.output
+    assert "FAIL infinite: the engine closed its output (exit code 3)" in result.output
+    assert "SKIP stop: no search running (see infinite)" in result.output
+    assert re.search(r"^ +\d+  >> go infinite$", result.output, re.M)
+    assert result.output.splitlines()[-1] == (
+        "31 passed, 1 failed, 0 warnings, 3 not applicable; the engine was restarted 1 time"
+    )
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ("cmd=/nonexistent/engine", "Error: cannot start engine: cannot execute '/nonexistent/engine'"),
+        ("cmd=./x bogus", "Error: Invalid value for 'ENGINE': bad engine spec token 'bogus'"),
+    ],
+)
+def test_cli_bad_engine_is_one_line_without_traceback(spec: str, message: str) -> None:
+    result = CliRunner().invoke(main, ["check", spec])
+    assert result.exit_code != 0
+    assert message in result.output
+    assert "Traceback" not in result.output and not isinstance(result.exception, (TypeError, AttributeError))
+
+
+def test_cli_rejects_unknown_gods() -> None:
+    result = CliRunner().invoke(main, ["check", "random", "--gods", "apollo,zeus"])
+    assert result.exit_code == 2 and "unknown god 'zeus'" in result.output
