@@ -8,6 +8,10 @@ count crashes by "disconnect"/"stalls", time losses by "on time" and illegal mov
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..records import GameRecord
 
 __all__ = ["Outcome", "TERMINATIONS"]
 
@@ -34,6 +38,12 @@ class Outcome:
     winner: int | None
     termination: str
     detail: str = ""
+
+    @classmethod
+    def from_record(cls, record: "GameRecord") -> "Outcome":
+        """The outcome a game record states (records carry it in Result/Termination tags)."""
+        winner = {"1-0": 1, "0-1": 2}.get(record.result)
+        return cls(winner, record.termination, record.termination_detail or "")
 
     @property
     def result(self) -> str:

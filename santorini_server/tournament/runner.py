@@ -15,7 +15,7 @@ from __future__ import annotations
 import signal
 import time
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Callable, Protocol
 
 import trio
 
@@ -30,7 +30,7 @@ from .config import TournamentConfig
 from .output import TournamentFiles
 from .schedule import ScheduledGame
 
-__all__ = ["run_tournament", "TournamentResult", "Interrupted"]
+__all__ = ["run_tournament", "TournamentResult", "Interrupted", "Backend", "LocalBackend", "LostGame"]
 
 #: Engines a worker keeps running between games (the two of its current game): enough for
 #: round-robins where consecutive games share an engine, without one process per engine per
@@ -55,6 +55,32 @@ class TournamentResult:
     sprt: SprtStatus | None = None
     complete: bool = False
     records: list[GameRecord] = field(default_factory=list)
+    lost: list["LostGame"] = field(default_factory=list)
+
+
+class Backend(Protocol):
+    """Where games are played (the seam between the tournament and its executors).
+
+    ``play`` plays every game of ``games`` and sends each finished game's record to ``results``
+    (any order), calling ``started`` as each game begins; it returns when all are done or when
+    cancelled.  A game it cannot play at all (its worker died too often) is sent as a
+    :class:`LostGame`, which the tournament reports and does not count.
+    """
+
+    async def play(
+        self,
+        games: list[ScheduledGame],
+        results: trio.MemorySendChannel["GameRecord | LostGame"],
+        started: Callable[[ScheduledGame], None],
+    ) -> None: ...
+
+
+@dataclass(frozen=True)
+class LostGame:
+    """An infrastructure failure: the game could not be played (not a result)."""
+
+    game: ScheduledGame
+    reason: str
 
 
 class _WorkerEngines:
@@ -110,19 +136,62 @@ async def _play(config: TournamentConfig, engines: _WorkerEngines, game: Schedul
     return await play_game((started[0], started[1]), setup)
 
 
+class LocalBackend:
+    """Games in this trio process: ``concurrency`` workers, each owning its engines."""
+
+    def __init__(self, config: TournamentConfig, io_log: Callable[[str, str, str], None] | None = None) -> None:
+        self.config = config
+        self.io_log = io_log
+
+    async def play(
+        self,
+        games: list[ScheduledGame],
+        results: trio.MemorySendChannel[GameRecord | LostGame],
+        started: Callable[[ScheduledGame], None],
+    ) -> None:
+        config = self.config
+        async with trio.open_nursery() as nursery:
+            games_send, games_recv = trio.open_memory_channel[ScheduledGame](0)
+
+            async def feeder() -> None:
+                async with games_send:
+                    for game in games:
+                        await games_send.send(game)
+
+            async def worker(recv: trio.MemoryReceiveChannel[ScheduledGame], send: trio.MemorySendChannel[GameRecord | LostGame]) -> None:
+                async with recv, send, trio.open_nursery() as engine_nursery:
+                    engines = _WorkerEngines(engine_nursery, config, self.io_log)
+                    try:
+                        async for game in recv:
+                            started(game)
+                            report = await _play(config, engines, game)
+                            await send.send(report.record)
+                    finally:
+                        await engines.aclose()
+
+            nursery.start_soon(feeder)
+            async with results, games_recv:
+                for _ in range(min(config.concurrency, len(games))):
+                    nursery.start_soon(worker, games_recv.clone(), results.clone())
+
+
 async def run_tournament(
     config: TournamentConfig,
     files: TournamentFiles,
     *,
+    backend: Backend | None = None,
     emit: Callable[[str], None] = print,
     progress: Callable[[int, int, float], None] | None = None,
     io_log: Callable[[str, str, str], None] | None = None,
 ) -> TournamentResult:
     """Play every scheduled game not yet in ``files``; print cutechess-style lines via ``emit``.
 
+    The collector (this task) alone writes files and standings, whatever the backend.
+
     Raises:
         Interrupted: on SIGINT/SIGTERM, after saving what finished and stopping every engine.
     """
+    backend = backend or LocalBackend(config, io_log)
     names = [s.name for s in config.specs]
     standings = Standings()
     for name in names:
@@ -146,29 +215,12 @@ async def run_tournament(
     stop_reason: list[str] = []
     started_at = time.monotonic()
     interval = config.settings.rating_interval
+    by_number = {g.number: g for g in config.schedule}
+
+    def started(game: ScheduledGame) -> None:
+        emit(f"Started game {game.number} of {result.total} ({names[game.player1]} vs {names[game.player2]})")
 
     async with trio.open_nursery() as nursery:
-        games_send, games_recv = trio.open_memory_channel[ScheduledGame](0)
-        # unbuffered: a finished game is either in the collector's hands (and then written, since the
-        # write runs in an uncancellable thread) or still with its worker; never lost in between
-        results_send, results_recv = trio.open_memory_channel[tuple[ScheduledGame, GameReport]](0)
-
-        async def feeder() -> None:
-            async with games_send:
-                for game in todo:
-                    await games_send.send(game)
-
-        async def worker(recv: trio.MemoryReceiveChannel[ScheduledGame], send: trio.MemorySendChannel[tuple[ScheduledGame, GameReport]]) -> None:
-            async with recv, send, trio.open_nursery() as engine_nursery:
-                engines = _WorkerEngines(engine_nursery, config, io_log)
-                try:
-                    async for game in recv:
-                        pair = f"{names[game.player1]} vs {names[game.player2]}"
-                        emit(f"Started game {game.number} of {result.total} ({pair})")
-                        report = await _play(config, engines, game)
-                        await send.send((game, report))
-                finally:
-                    await engines.aclose()
 
         async def signals() -> None:
             with trio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as received:
@@ -178,20 +230,30 @@ async def run_tournament(
                     return
 
         nursery.start_soon(signals)
-        nursery.start_soon(feeder)
-        async with results_send, games_recv:
-            for _ in range(min(config.concurrency, len(todo))):
-                nursery.start_soon(worker, games_recv.clone(), results_send.clone())
+        # unbuffered: a finished game is either in the collector's hands (and then written, since
+        # the write runs in an uncancellable thread) or still with its worker; never lost between
+        results_send, results_recv = trio.open_memory_channel[GameRecord | LostGame](0)
+        nursery.start_soon(backend.play, todo, results_send, started)
         async with results_recv:
-            async for game, report in results_recv:
-                await files.append(report.record)
-                done.add(game.number)
+            async for item in results_recv:
+                if isinstance(item, LostGame):
+                    result.lost.append(item)
+                    emit(f"Lost game {item.game.number} (not counted; --resume plays it again): {item.reason}")
+                    continue
+                record = item
+                number = record.game_number
+                if number is None or number not in by_number or number in done:
+                    emit(f"Warning: ignoring a record for game {number!r}: not in the schedule or already recorded")
+                    continue
+                game = by_number[number]
+                await files.append(record)
+                done.add(number)
                 result.played += 1
-                result.records.append(report.record)
-                _count(standings, report.record, game.number)
+                result.records.append(record)
+                _count(standings, record, number)
                 pair_names = (names[game.player1], names[game.player2])
-                outcome = report.outcome
-                emit(f"Finished game {game.number} ({pair_names[0]} vs {pair_names[1]}): {outcome.result} {{{outcome.reason(pair_names)}}}")
+                outcome = Outcome.from_record(record)
+                emit(f"Finished game {number} ({pair_names[0]} vs {pair_names[1]}): {outcome.result} {{{outcome.reason(pair_names)}}}")
                 if progress is not None:
                     progress(len(done), result.total, time.monotonic() - started_at)
                 if config.sprt is not None:
@@ -201,11 +263,10 @@ async def run_tournament(
                         result.sprt = status
                         emit(standings.results_block(names[0], names[1], _details(config), config.sprt))
                         emit(format_sprt_result(status, config.sprt) or "")
-                        nursery.cancel_scope.cancel()
                         break
                 if len(done) % interval == 0 and len(done) < result.total:
                     emit(standings_block(config, standings))
-        nursery.cancel_scope.cancel()  # the signal watcher
+        nursery.cancel_scope.cancel()  # the signal watcher, and the backend after an SPRT stop
     if stop_reason:
         raise Interrupted(stop_reason[0])
     result.complete = result.sprt is not None or len(done) == result.total
