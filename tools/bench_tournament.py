@@ -1,0 +1,101 @@
+#!/usr/bin/env python3
+"""Tournament throughput and referee memory with instant engines.
+
+Plays round-robins of two canned engines (``tools/canned_engine.py``: zero thinking, a fixed
+legal game) through the real tournament runner (local backend, records fsync'd to a temporary
+folder) and prints, at concurrency 1, 2 and 8: turns per second, the referee's CPU per turn,
+and the scaling against concurrency 1.  Then the referee's resident memory per concurrent game:
+RSS sampled while 64 games run at once (engines sleep 20 ms a turn so the games overlap), minus
+the RSS while one runs, divided by 63.
+
+Targets (issue 4): throughput at concurrency 2 >= 80% of twice concurrency 1 on two cores;
+under 2 MB of referee memory per concurrent game at concurrency 64.
+
+    python tools/bench_tournament.py [--games 40]
+"""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+import time
+from pathlib import Path
+
+import trio
+
+from santorini_server.tournament.config import Settings, TournamentConfig
+from santorini_server.tournament.output import TournamentFiles
+from santorini_server.tournament.runner import run_tournament
+
+import bench_referee  # noqa: E402  (same folder: make_script)
+
+CANNED = Path(__file__).resolve().parent / "canned_engine.py"
+
+
+def rss_kb() -> int:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    return 0
+
+
+def settings(script: Path, games: int, concurrency: int, sleep_ms: int = 0) -> Settings:
+    import sys
+
+    extra = f" arg={sleep_ms}" if sleep_ms else ""
+    engine = f"cmd={sys.executable} arg=-S arg={CANNED} arg={script}{extra}"
+    return Settings(
+        engines=[engine + " name=A", engine + " name=B"],
+        games=games,
+        tc="60+1",
+        concurrency=concurrency,
+        rating_interval=10**6,
+    )
+
+
+async def run(config: TournamentConfig, out: Path, sample: list[int] | None = None) -> tuple[float, float, int]:
+    files = TournamentFiles(out)
+    wall0, cpu0 = time.perf_counter(), time.process_time()
+    async with trio.open_nursery() as nursery:
+        if sample is not None:
+            async def sampler() -> None:
+                while True:
+                    sample.append(rss_kb())
+                    await trio.sleep(0.05)
+            nursery.start_soon(sampler)
+        result = await run_tournament(config, files, emit=lambda line: None)
+        nursery.cancel_scope.cancel()
+    files.close()
+    turns = sum(len(r.turns) for r in result.records)
+    return time.perf_counter() - wall0, time.process_time() - cpu0, turns
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=40)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        script = Path(tmp) / "game.txt"
+        n = bench_referee.make_script(script)
+        print(f"canned game of {n} turns; {args.games} games per run")
+        base = None
+        for concurrency in (1, 2, 8):
+            config = TournamentConfig.from_settings(settings(script, args.games, concurrency))
+            wall, cpu, turns = trio.run(run, config, Path(tmp) / f"c{concurrency}")
+            rate = turns / wall
+            base = base or rate
+            print(f"concurrency {concurrency}: {rate:8.0f} turns/s  referee CPU {cpu / turns * 1e6:6.1f} us/turn  "
+                  f"scaling {rate / base:4.2f}x of concurrency 1")
+        mems = {}
+        for concurrency in (1, 64):
+            config = TournamentConfig.from_settings(settings(script, 128 if concurrency > 1 else 2, concurrency, sleep_ms=20))
+            samples: list[int] = []
+            trio.run(run, config, Path(tmp) / f"m{concurrency}", samples)
+            mems[concurrency] = sorted(samples)[len(samples) * 9 // 10]  # 90th percentile while running
+        per_game = (mems[64] - mems[1]) / 63 / 1024
+        print(f"referee RSS: {mems[1] / 1024:.1f} MB with 1 game, {mems[64] / 1024:.1f} MB with 64 at once: "
+              f"{per_game:.2f} MB per concurrent game")
+
+
+if __name__ == "__main__":
+    main()
