@@ -21,6 +21,9 @@ _COMMANDS: dict[str, tuple[str, str, str]] = {
     "show": ("rules_cmds", "show", "Draw a position (SPS) in the terminal."),
     "match": ("match_cmd", "match", "Play games between two engines and print the score."),
     "check": ("check_cmd", "check", "Test an engine's SEI compliance, one line per check."),
+    "replay": ("replay_cmd", "replay", "List, check or replay the games of an SGN file or msgpack archive."),
+    "convert": ("replay_cmd", "convert", "Convert game records between SGN and msgpack, losslessly."),
+    "play": ("play_cmd", "play", "Play an engine yourself, in the terminal."),
     "tournament": ("tournament_cmd", "tournament", "Run a tournament (no arguments: the bundled engines)."),
 }
 

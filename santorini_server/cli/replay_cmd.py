@@ -1,0 +1,523 @@
+"""``santorini replay`` and ``santorini convert``: read, re-validate, show and convert game records.
+
+Input files are recognised by content, not by name: a file that starts with the archive magic
+(or holds it and is not UTF-8 text, i.e. an archive whose first frame is damaged) is a msgpack
+archive, anything else is SGN.  Damaged archive regions are reported as warnings and skipped, so
+the good games are always listed, checked or converted; the exit status says whether anything
+was lost.
+
+Re-validating a big file is the expensive part (one filtered move generation per turn), so the
+games are checked in chunks, in worker processes when there are many (``--jobs``); results come
+back in file order.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import mmap
+import os
+import signal
+import sys
+import tempfile
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Iterator, Union
+
+import click
+
+from ..records import (
+    MAGIC,
+    ArchiveError,
+    CorruptFrame,
+    Frame,
+    GameRecord,
+    RecordError,
+    SgnError,
+    TurnRecord,
+    decode_record,
+    encode_frame,
+    format_sgn,
+    iter_frames,
+    iter_sgn,
+)
+from ..records.replay import (
+    ReplayProblem,
+    ReplayResult,
+    TransitionCache,
+    check_record,
+    move_label,
+    replay_record,
+)
+from ..render import render
+
+__all__ = ["replay", "convert"]
+
+#: Games per work unit, and the game count from which worker processes pay for themselves.
+_CHUNK = 250
+_PARALLEL_FROM = 2_000
+
+
+# --- reading -------------------------------------------------------------------------------
+
+
+def _fail(message: str) -> click.ClickException:
+    return click.ClickException(message)
+
+
+def _open_data(path: Path) -> bytes | mmap.mmap:
+    """The whole file, memory-mapped when possible (one-line error if it cannot be read)."""
+    try:
+        with open(path, "rb") as f:
+            size = os.fstat(f.fileno()).st_size
+            if size == 0:
+                return b""
+            try:
+                return mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+            except (OSError, ValueError):
+                return f.read()
+    except IsADirectoryError:
+        raise _fail(f"{path} is a directory, not a game record file") from None
+    except OSError as exc:
+        raise _fail(f"cannot read {path}: {exc.strerror or exc}") from None
+
+
+def detect_format(data: bytes | mmap.mmap) -> str:
+    """``msgpack`` or ``sgn``, by content (see the module docstring)."""
+    if data[: len(MAGIC)] == MAGIC:
+        return "msgpack"
+    if data.find(MAGIC) >= 0:
+        try:
+            bytes(data).decode("utf-8")
+        except UnicodeDecodeError:
+            return "msgpack"
+    return "sgn"
+
+
+Unit = tuple[int, Union[bytes, GameRecord]]
+"""A game to check: its archive offset (-1 for SGN) and its payload or record."""
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    """One game as listed: summary fields and the problems found re-validating it."""
+
+    players: tuple[str, str]
+    gods: str
+    result: str
+    termination: str
+    turns: int
+    problems: tuple[ReplayProblem, ...]
+
+
+class _Reader:
+    """Yields work units (and damage) of a file in order; remembers an SGN error at the end."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.data = _open_data(path)
+        self.kind = detect_format(self.data)
+        self.error: str | None = None
+
+    def items(self) -> Iterator[Unit | CorruptFrame]:
+        if self.kind == "msgpack":
+            for item in iter_frames(self.data):
+                if isinstance(item, Frame):
+                    yield item.offset, item.payload
+                else:
+                    yield item
+            return
+        lines = (line.decode("utf-8") for line in _lines(self.data))
+        try:
+            for record in iter_sgn(lines):
+                yield -1, record
+        except SgnError as exc:
+            self.error = f"{self.path}: {exc}"
+
+    def close(self) -> None:
+        if isinstance(self.data, mmap.mmap):
+            self.data.close()
+
+
+def _lines(data: bytes | mmap.mmap) -> Iterator[bytes]:
+    start, n = 0, len(data)
+    while start < n:
+        end = data.find(b"\n", start)
+        end = n if end < 0 else end + 1
+        yield data[start:end]
+        start = end
+
+
+def _record_of(offset: int, unit: bytes | GameRecord) -> GameRecord | CorruptFrame:
+    if isinstance(unit, GameRecord):
+        return unit
+    try:
+        return decode_record(unit)
+    except ArchiveError as exc:
+        return CorruptFrame(offset, len(unit) + 16, f"unreadable payload: {exc}")
+
+
+_CACHE: TransitionCache = {}  # per process: openings shared between the games a process checks
+
+
+def _check_chunk(chunk: list[Unit]) -> list[Row | CorruptFrame]:
+    """Decode and re-validate a chunk of games (runs in a worker process for big files)."""
+    out: list[Row | CorruptFrame] = []
+    for offset, unit in chunk:
+        record = _record_of(offset, unit)
+        if isinstance(record, CorruptFrame):
+            out.append(record)
+            continue
+        problems = check_record(record, None, _CACHE)
+        out.append(Row(record.players, record.tag("Gods") or "", record.result, record.termination,
+                       len(record.turns), tuple(problems)))
+    return out
+
+
+def _ignore_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent reports Ctrl-C once
+
+
+def checked_rows(reader: _Reader, jobs: int | None) -> Iterator[tuple[int, Row] | CorruptFrame]:
+    """(game number, row) for every readable game, and the damaged regions, in file order.
+
+    Game numbers count readable games from 1, as ``--game N`` does.
+    """
+    items = list(reader.items())
+    games = sum(1 for i in items if not isinstance(i, CorruptFrame))
+    if jobs is None:
+        jobs = min(os.cpu_count() or 1, 8) if games >= _PARALLEL_FROM else 1
+    # chunks of units; damage stays in place between them
+    pieces: list[list[Unit] | CorruptFrame] = []
+    for item in items:
+        if isinstance(item, CorruptFrame):
+            pieces.append(item)
+        elif pieces and isinstance(pieces[-1], list) and len(pieces[-1]) < _CHUNK:
+            pieces[-1].append(item)
+        else:
+            pieces.append([item])
+    chunks = [p for p in pieces if isinstance(p, list)]
+    if jobs > 1 and len(chunks) > 1:
+        pool = ProcessPoolExecutor(max_workers=jobs, initializer=_ignore_sigint)
+        try:
+            results = iter(list(pool.map(_check_chunk, chunks)))
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
+    else:
+        results = (_check_chunk(c) for c in chunks)
+    number = 0
+    for piece in pieces:
+        if isinstance(piece, CorruptFrame):
+            yield piece
+            continue
+        for row in next(results):
+            if isinstance(row, CorruptFrame):
+                yield row
+                continue
+            number += 1
+            yield number, dataclasses.replace(
+                row, problems=tuple(dataclasses.replace(p, game_number=number) for p in row.problems)
+            )
+
+
+def _damage_text(item: CorruptFrame) -> str:
+    kind = "truncated frame" if item.truncated else "damaged region"
+    return f"warning: {kind} at byte {item.offset} ({item.length} bytes) skipped: {item.reason}"
+
+
+def _symbols() -> tuple[str, str]:
+    """Marks for a bad / good game; plain ASCII if stdout cannot encode the check mark."""
+    try:
+        "✗".encode(sys.stdout.encoding or "ascii")
+        return "✗", " "
+    except (UnicodeEncodeError, LookupError):
+        return "x", " "
+
+
+# --- showing one game ----------------------------------------------------------------------
+
+
+def _telemetry(t: TurnRecord) -> str:
+    fields = []
+    if t.score is not None:
+        fields.append(t.score if t.depth is None else f"{t.score}/{t.depth}")
+    elif t.depth is not None:
+        fields.append(f"d={t.depth}")
+    if t.time_ms is not None:
+        fields.append(f"{t.time_ms / 1000:.2f}s")
+    if t.nodes is not None:
+        fields.append(f"n={t.nodes}")
+    if t.comment:
+        fields.append(t.comment)
+    return " {" + " ".join(fields) + "}" if fields else ""
+
+
+def _find_game(reader: _Reader, wanted: int) -> GameRecord:
+    number = 0
+    for item in reader.items():
+        if isinstance(item, CorruptFrame):
+            click.echo(_damage_text(item), err=True)
+            continue
+        record = _record_of(*item)
+        if isinstance(record, CorruptFrame):
+            click.echo(_damage_text(record), err=True)
+            continue
+        number += 1
+        if number == wanted:
+            return record
+    if reader.error:
+        raise _fail(f"no game {wanted}: {reader.error}")
+    raise _fail(f"no game {wanted}: {reader.path} holds {number} game{'s' if number != 1 else ''}")
+
+
+def _show_game(record: GameRecord, number: int, upto: int | None) -> int:
+    """Print the game turn by turn (all of it, or up to turn ``upto``); exit status."""
+    result = replay_record(record, number)
+    colour = sys.stdout.isatty()
+    click.echo(_header(record, number))
+    last = len(result.positions) - 1
+    if result.positions:
+        stop = last if upto is None else min(upto, last)
+        for k in range(stop + 1):
+            click.echo(_frame(result, k, colour))
+    if upto is None or upto >= last:
+        click.echo(_footer(result))
+    for p in result.problems:
+        click.echo(f"{_symbols()[0]} {p}")
+    return 1 if result.problems else 0
+
+
+def _header(record: GameRecord, number: int) -> str:
+    p1, p2 = record.players
+    return f"game {number}: {p1} vs {p2}, {record.tag('Gods')}, start {record.start}"
+
+
+def _frame(result: ReplayResult, k: int, colour: bool) -> str:
+    pos = result.positions[k]
+    if k == 0:
+        title = "start"
+    else:
+        t = result.record.turns[k - 1]
+        title = f"turn {k}: {move_label(result.record.start, k - 1)} {t.turn}{_telemetry(t)}"
+        if result.transitions[k - 1].win:
+            title += f"  (wins: {result.transitions[k - 1].termination})"
+    return f"\n{title}\n{render(pos, colour=colour)}"
+
+
+def _footer(result: ReplayResult) -> str:
+    rec = result.record
+    detail = f" ({rec.termination_detail})" if rec.termination_detail else ""
+    return f"\nresult {rec.result} {rec.termination}{detail}"
+
+
+def _interactive(record: GameRecord, number: int, start_at: int | None) -> int:
+    """Step through the game on a terminal: Enter/space/n next, p/b back, q quit, N jump."""
+    result = replay_record(record, number)
+    click.echo(_header(record, number))
+    if not result.positions:
+        for p in result.problems:
+            click.echo(f"{_symbols()[0]} {p}")
+        return 1
+    last = len(result.positions) - 1
+    k = 0 if start_at is None else min(max(start_at, 0), last)
+    while True:
+        click.echo(_frame(result, k, True))
+        if k == last:
+            if last == len(record.turns):
+                click.echo(_footer(result))
+            for p in result.problems:
+                click.echo(f"{_symbols()[0]} {p}")
+        try:
+            answer = click.prompt(
+                f"[{k}/{last}] Enter/n next, p back, number jump, q quit", default="", show_default=False
+            ).strip().lower()
+        except (click.Abort, EOFError):
+            click.echo()
+            break
+        if answer in ("", "n"):
+            if k < last:
+                k += 1
+            else:
+                click.echo("(end of game)")
+        elif answer in ("p", "b"):
+            k = max(0, k - 1)
+        elif answer in ("q", "quit"):
+            break
+        elif answer.isdigit():
+            k = min(int(answer), last)
+        else:
+            click.echo(f"unknown key {answer!r}: Enter/space/n next, p/b back, a turn number + Enter, q quit")
+    return 1 if result.problems else 0
+
+
+# --- commands ------------------------------------------------------------------------------
+
+
+@click.command()
+@click.argument("file", type=click.Path(dir_okay=True, path_type=Path))
+@click.option("--game", "-g", type=int, help="Replay game N (1 = the first game in the file), drawing the board after each turn.")
+@click.option("--turn", "-t", type=click.IntRange(min=0), help="With --game: stop after turn K (on a terminal: start there).")
+@click.option("--check", is_flag=True, help="Only re-validate every game; print the problems; exit 1 if any (or if the file is damaged).")
+@click.option("--no-board", is_flag=True, help="With --game: print the turns without boards.")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), help="Worker processes for checking (default: all CPUs for files of 2000+ games).")
+def replay(file: Path, game: int | None, turn: int | None, check: bool, no_board: bool, jobs: int | None) -> None:
+    """List, check or replay the games of FILE (SGN or msgpack archive, told apart by content).
+
+    Every turn of every game is re-validated by the rules engine from the game's Start, and the
+    stated result is checked against the play.  Without --game, one line per game: number,
+    result, termination, turns, gods, players, and a mark with the problem for a game that does
+    not re-validate.  Damaged archive regions are reported as warnings; the good games are
+    still listed.
+
+    With --game N, the game is replayed board by board: on a terminal, step with Enter/space/n
+    (next), p/b (back), a turn number + Enter (jump) and q (quit); otherwise every turn (or up to
+    --turn K) is printed.
+    """
+    reader = _Reader(file)
+    try:
+        if game is not None:
+            if game < 1:
+                raise _fail(f"bad --game {game}: games are numbered from 1")
+            record = _find_game(reader, game)
+            if no_board:
+                status = _list_turns(record, game, turn)
+            elif sys.stdout.isatty() and sys.stdin.isatty():
+                status = _interactive(record, game, turn)
+            else:
+                status = _show_game(record, game, turn)
+            sys.exit(status)
+        sys.exit(_list_or_check(reader, check, jobs))
+    finally:
+        reader.close()
+
+
+def _list_turns(record: GameRecord, number: int, upto: int | None) -> int:
+    result = replay_record(record, number)
+    click.echo(_header(record, number))
+    for k, t in enumerate(record.turns[: len(result.transitions)], 1):
+        if upto is not None and k > upto:
+            break
+        click.echo(f"{k:>4}  {move_label(record.start, k - 1):<6} {t.turn}{_telemetry(t)}")
+    if upto is None or upto >= len(result.transitions):
+        click.echo(_footer(result))
+    for p in result.problems:
+        click.echo(f"{_symbols()[0]} {p}")
+    return 1 if result.problems else 0
+
+
+def _list_or_check(reader: _Reader, check: bool, jobs: int | None) -> int:
+    bad_mark, good_mark = _symbols()
+    games = bad = damaged = 0
+    if not check:
+        click.echo(f"{'#':>5}   {'result':<6} {'termination':<12} {'turns':>5}  {'gods':<24} players")
+    try:
+        rows = checked_rows(reader, jobs)
+        for item in rows:
+            if isinstance(item, CorruptFrame):
+                damaged += 1
+                click.echo(_damage_text(item), err=True)
+                continue
+            number, row = item
+            games += 1
+            bad += bool(row.problems)
+            if check:
+                for p in row.problems:
+                    click.echo(f"{bad_mark} {p}")
+                continue
+            mark = bad_mark if row.problems else good_mark
+            click.echo(
+                f"{number:>5} {mark} {row.result:<6} {row.termination:<12} {row.turns:>5}  {row.gods:<24} "
+                f"{row.players[0]} vs {row.players[1]}"
+            )
+            if row.problems:
+                click.echo(f"{'':>8}{row.problems[0]}")
+    except KeyboardInterrupt:
+        click.echo("interrupted", err=True)
+        return 130
+    if reader.error:
+        click.echo(f"error: {reader.error}", err=True)
+    if games == 0 and not damaged and reader.error is None:
+        raise _fail(f"{reader.path} holds no games")
+    if games == 0 and reader.error is not None and not check:
+        return 1
+    summary = f"{games} game{'s' if games != 1 else ''}"
+    if check:
+        verdict = "all re-validate" if not bad else f"{bad} with problems"
+        click.echo(f"checked {summary}: {verdict}"
+                   + (f"; {damaged} damaged region{'s' if damaged != 1 else ''} skipped" if damaged else ""))
+        return 1 if (bad or damaged or reader.error) else 0
+    click.echo(f"{summary}, {bad} with problems" + (f", {damaged} damaged region{'s' if damaged != 1 else ''} skipped" if damaged else ""))
+    return 1 if reader.error else 0
+
+
+@click.command()
+@click.argument("source", metavar="IN", type=click.Path(path_type=Path))
+@click.argument("dest", metavar="OUT", type=click.Path(path_type=Path))
+@click.option("--to", "to", type=click.Choice(["sgn", "msgpack"]), help="Output format (default: from OUT's extension, .sgn or .msgpack).")
+@click.option("--force", "-f", is_flag=True, help="Replace OUT if it exists.")
+def convert(source: Path, dest: Path, to: str | None, force: bool) -> None:
+    """Convert game records between SGN and the msgpack archive, losslessly.
+
+    IN's format is recognised by content.  Every tag, turn, telemetry field and comment is kept,
+    so SGN -> msgpack -> SGN gives back canonical SGN byte for byte.  Records are not
+    re-validated (use santorini replay --check).  Damaged archive regions are reported, skipped,
+    and make the exit status 1; the good games are still converted.
+    """
+    if to is None:
+        to = {".sgn": "sgn", ".msgpack": "msgpack"}.get(dest.suffix.lower())
+        if to is None:
+            raise _fail(f"cannot tell the output format from {dest.name!r}: name it .sgn or .msgpack, or pass --to")
+    if dest.exists() and not force:
+        raise _fail(f"{dest} exists: pass --force to replace it")
+    if dest.is_dir():
+        raise _fail(f"{dest} is a directory")
+    reader = _Reader(source)
+    lost = 0
+    count = 0
+    try:
+        directory = dest.parent if str(dest.parent) else Path(".")
+        try:
+            fd, tmp_name = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".tmp", dir=directory)
+        except OSError as exc:
+            raise _fail(f"cannot write {dest}: {exc.strerror or exc}") from None
+        try:
+            with os.fdopen(fd, "wb") as out:
+                for item in reader.items():
+                    record = item if isinstance(item, CorruptFrame) else _record_of(*item)
+                    if isinstance(record, CorruptFrame):
+                        lost += 1
+                        click.echo(_damage_text(record), err=True)
+                        continue
+                    _write(out, record, to)
+                    count += 1
+                out.flush()
+                os.fsync(out.fileno())
+            if reader.error is not None and count == 0:
+                raise _fail(f"{reader.error} (nothing converted)")
+            if count == 0 and lost == 0:
+                raise _fail(f"{source} holds no games (nothing converted)")
+            os.replace(tmp_name, dest)
+        except BaseException:
+            try:
+                os.unlink(tmp_name)
+            except OSError:
+                pass
+            raise
+    except OSError as exc:
+        raise _fail(f"cannot write {dest}: {exc.strerror or exc}") from None
+    finally:
+        reader.close()
+    if reader.error is not None:
+        click.echo(f"error: {reader.error}", err=True)
+    skipped = f", {lost} damaged region{'s' if lost != 1 else ''} skipped" if lost else ""
+    click.echo(f"converted {count} game{'s' if count != 1 else ''} to {dest} ({to}){skipped}")
+    sys.exit(1 if lost or reader.error else 0)
+
+
+def _write(out: IO[bytes], record: GameRecord, to: str) -> None:
+    try:
+        data = encode_frame(record) if to == "msgpack" else (format_sgn(record) + "\n").encode("utf-8")
+    except RecordError as exc:
+        raise _fail(f"cannot convert a game: {exc}") from None
+    out.write(data)
+

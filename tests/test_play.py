@@ -1,0 +1,205 @@
+"""``santorini play`` against a real engine process, driven through stdin."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+from santorini_server.cli.play_cmd import explain_illegal, format_legal_turns, normalise_input
+from santorini_server.records import parse_sgn
+from santorini_server.records.replay import check_record
+from santorini_server.rules import Position
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def engine_spec(marker: str, *extra: str) -> str:
+    """The gallery's instant engine, tagged with ``marker`` so its process can be found."""
+    args = " ".join(f"arg={a}" for a in extra)
+    return f"cmd={sys.executable} arg=-m arg=tests.gallery.instant arg=marker={marker} {args} name=instant dir={ROOT}"
+
+
+def engine_processes(marker: str) -> list[int]:
+    """Live processes whose command line holds ``marker`` (zombies excluded)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            cmdline = Path(f"/proc/{entry}/cmdline").read_bytes()
+            state = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if f"marker={marker}".encode() in cmdline and state != "Z":
+            found.append(int(entry))
+    return found
+
+
+def play(tmp_path: Path, stdin: str, *args: str, engine_args: tuple[str, ...] = ()) -> tuple[subprocess.CompletedProcess[str], str]:
+    marker = uuid.uuid4().hex
+    proc = subprocess.run(
+        [sys.executable, "-m", "santorini_server.cli", "play", engine_spec(marker, *engine_args), *args],
+        input=stdin, capture_output=True, text=True, cwd=tmp_path, timeout=60,
+    )
+    assert "Traceback" not in proc.stderr, proc.stderr
+    assert engine_processes(marker) == []  # the engine never outlives the session
+    return proc, marker
+
+
+def saved(path: Path):  # type: ignore[no-untyped-def]
+    (record,) = parse_sgn(path.read_text(encoding="utf-8"))
+    assert check_record(record) == []  # the saved game re-validates
+    return record
+
+
+def test_a_game_with_bad_input_help_and_resignation(tmp_path: Path) -> None:
+    out = tmp_path / "g.sgn"
+    lines = [
+        "b3,b3",          # illegal placement
+        "B3 , D3",        # legal, in a sloppy spelling: normalised
+        "zz",             # malformed
+        "?",              # the legal turns
+        "c4-c5+b5",       # no worker of ours on c4
+        "b3-b4+c5",       # legal
+        "resign",
+    ]
+    proc, _ = play(tmp_path, "\n".join(lines) + "\n", "--out", str(out))
+    assert proc.returncode == 0, proc.stderr
+    text = proc.stdout
+    assert "illegal: both workers cannot go on b3" in text
+    assert "malformed: 'zz' is not a turn" in text and "type ? for the legal turns" in text
+    assert "illegal: c4 is empty: your workers are on b3 and d3" in text
+    assert "legal turns (move, then the builds that may follow):" in text
+    assert "  b3-b4  +a3 +a4 +a5 +b3 +b5 +c3 +c4 +c5" in text
+    assert "instant plays a1,a2" in text
+    assert text.count("your turn>") == 5  # re-prompted after each bad line and after ?
+    assert "0-1 {Human resigns}" in text and f"game saved to {out}" in text
+    record = saved(out)
+    assert record.players == ("Human", "instant")
+    assert (record.result, record.termination) == ("0-1", "resign")
+    assert [t.turn for t in record.turns][:3] == ["b3,d3", "a1,a2", "b3-b4+c5"]
+    assert len(record.turns) == 4  # the engine answered b3-b4+c5 before the resignation
+    assert record.turns[0].time_ms is not None  # the human's clock is recorded
+    assert record.turns[1].score == "+5" and record.turns[1].depth == 1
+    assert record.tag("Event") == "santorini play" and record.tag("TimeControl") == "60+1"
+
+
+def test_playing_second_and_resigning_gives_1_0(tmp_path: Path) -> None:
+    proc, _ = play(tmp_path, "c2,c4\nresign\n", "--as", "2", "--gods", "apollo/mortal", "--tc", "10+0.1")
+    assert proc.returncode == 0, proc.stderr
+    (path,) = tmp_path.glob("santorini-play-*.sgn")  # the default name, in the current directory
+    record = saved(path)
+    assert record.players == ("instant", "Human")
+    assert record.tag("Gods") == "apollo/mortal" and record.tag("Ruleset") == "santorini-simple-gods-v1"
+    assert (record.result, record.termination) == ("1-0", "resign")
+    assert [t.turn for t in record.turns] == ["a1,a2", "c2,c4", "a2-a3+a4"]
+
+
+def test_the_human_can_win_from_an_opening(tmp_path: Path) -> None:
+    opening = "mortal/mortal;00000/00000/00000/00000/23000;a1,d3/c2,c4;1;2"
+    out = tmp_path / "win.sgn"
+    proc, _ = play(tmp_path, "a1-b1+c1\na1-b1\n", "--opening", opening, "--out", str(out))
+    assert proc.returncode == 0, proc.stderr
+    assert "illegal: a1-b1 already wins: type it without a build" in proc.stdout
+    assert "1-0 {Human wins by climbing to level 3}" in proc.stdout
+    record = saved(out)
+    assert (record.start, record.result, record.termination) == (opening, "1-0", "climb")
+    assert [t.turn for t in record.turns] == ["a1-b1"]
+
+
+def test_an_illegal_engine_turn_loses(tmp_path: Path) -> None:
+    out = tmp_path / "ill.sgn"
+    proc, _ = play(tmp_path, "b3,d3\nb3-b4+c5\n", "--out", str(out), engine_args=("illegal",))
+    assert proc.returncode == 0, proc.stderr
+    assert "1-0 {instant makes an illegal turn" in proc.stdout
+    record = saved(out)
+    assert (record.result, record.termination) == ("1-0", "illegal")
+
+
+def test_end_of_input_aborts_cleanly_and_saves_the_game(tmp_path: Path) -> None:
+    out = tmp_path / "eof.sgn"
+    proc, _ = play(tmp_path, "b3,d3\n", "--out", str(out))
+    assert proc.returncode == 0, proc.stderr
+    assert "end of input: game aborted" in proc.stdout
+    record = saved(out)
+    assert (record.result, record.termination) == ("*", "aborted")
+    assert [t.turn for t in record.turns] == ["b3,d3", "a1,a2"]
+
+
+def test_quit_and_ctrl_c_close_the_engine(tmp_path: Path) -> None:
+    proc, _ = play(tmp_path, "quit\n", "--out", str(tmp_path / "q.sgn"))
+    assert proc.returncode == 0 and "game aborted" in proc.stdout
+    marker = uuid.uuid4().hex
+    child = subprocess.Popen(
+        [sys.executable, "-m", "santorini_server.cli", "play", engine_spec(marker), "--as", "2", "--out", str(tmp_path / "c.sgn")],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path,
+    )
+    try:
+        deadline = time.monotonic() + 20
+        out = b""
+        os.set_blocking(child.stdout.fileno(), False)  # type: ignore[union-attr]
+        while b"place both workers>" not in out and time.monotonic() < deadline:
+            time.sleep(0.05)
+            out += child.stdout.read() or b""  # type: ignore[union-attr]
+        assert b"place both workers>" in out
+        assert engine_processes(marker)  # the engine is running while we wait for the human
+        child.send_signal(signal.SIGINT)
+        rest, err = child.communicate(timeout=20)
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+    assert child.returncode == 130
+    assert b"Traceback" not in err, err
+    assert b"interrupted: game aborted, engine stopped" in rest
+    assert engine_processes(marker) == []
+    (record,) = parse_sgn((tmp_path / "c.sgn").read_text())
+    assert (record.result, record.termination) == ("*", "aborted")
+
+
+def test_an_engine_that_cannot_start_is_a_one_line_error(tmp_path: Path) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "santorini_server.cli", "play", f"cmd={tmp_path / 'nope'} name=nope"],
+        input="", capture_output=True, text=True, cwd=tmp_path, timeout=30,
+    )
+    assert proc.returncode == 1
+    assert "Traceback" not in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+    assert proc.stderr.startswith("Error: could not start nope")
+    assert list(tmp_path.iterdir()) == []  # no empty game file left behind
+
+
+# --- the pure helpers ----------------------------------------------------------------------
+
+
+def test_input_normalisation() -> None:
+    assert normalise_input(" B3 - B4 + C5D ") == "b3-b4+c5D"
+    assert normalise_input("d3,B3") == "d3,b3"
+
+
+def test_explanations_of_illegal_turns() -> None:
+    pos = Position.from_sps("mortal/mortal;00000/00000/00200/00000/00000;b3,d4/a1,e1;1;4")
+    assert explain_illegal(pos, "b3-c3+c4") == "b3 cannot climb two levels onto c3"
+    assert explain_illegal(pos, "b3-b5+b4") == "b3 and b5 are not neighbours: a worker moves one square"
+    assert explain_illegal(pos, "a1-a2+a3") == "a1 is your opponent's worker: your workers are on b3 and d4"
+    assert explain_illegal(pos, "b3-b4") == "after moving, build next to b4: e.g. b3-b4+b3"
+    assert explain_illegal(pos, "b3-b4+d4") == "d4 is not next to b4: build next to the worker that moved"
+    assert explain_illegal(pos, "b3-b2+a1") == "a1 is occupied"
+    assert explain_illegal(pos, "b3-c4+d4") == "d4 is occupied"
+    assert explain_illegal(pos, "c2,c4") == "your workers are placed: move one and build, e.g. b3-b4+c5"
+    # every explanation is of a turn the rules engine really rejects
+    for text in ("b3-c3+c4", "b3-b5+b4", "a1-a2+a3", "b3-b4", "b3-b4+d4", "b3-b2+a1", "b3-c4+d4"):
+        assert text not in pos.legal_turns()
+
+
+def test_legal_turn_listing_is_grouped_by_move() -> None:
+    pos = Position.from_sps("mortal/mortal;00000/00000/00000/00000/23000;a1,d3/c2,c4;1;2")
+    text = format_legal_turns(pos)
+    assert text.splitlines()[0] == f"{len(pos.legal_turns())} legal turns (move, then the builds that may follow):"
+    assert "  a1-b1  wins!" in text
+    start = format_legal_turns(Position.start())
+    assert start.startswith("300 placements: any two empty squares")
