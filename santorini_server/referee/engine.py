@@ -183,8 +183,12 @@ class Engine:
                 with trio.fail_after(WRITE_TIMEOUT):
                     await self.process.send_all(data)
             else:
-                await self.process.send_all(data)
+                sent = self.process.send_nowait(data)  # the hot path: no scheduler pass
+                if sent < len(data):
+                    await self.process.send_all(data[sent:])
         except EngineGone:
+            with trio.move_on_after(1.0):
+                await self.process.wait()
             raise self._crashed("exited") from None
         except trio.TooSlowError:
             raise EngineFailure("stall", f"stopped reading its input for {WRITE_TIMEOUT:g} s") from None
