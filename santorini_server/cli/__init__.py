@@ -54,3 +54,19 @@ def main(**_: Any) -> None:
     Runs SEI engines against each other under the authoritative rules of santorini-base-v1 and
     santorini-simple-gods-v1, and answers rules questions for engine authors.
     """
+    _configure_logging()
+
+
+def _configure_logging() -> None:
+    """Warnings (an engine that had to be killed, ...) go to stderr, never into the result
+    lines on stdout that tools parse; readable on a terminal, JSON Lines otherwise."""
+    import sys
+
+    import structlog
+
+    renderer: Any = structlog.dev.ConsoleRenderer(colors=sys.stderr.isatty()) if sys.stderr.isatty() else structlog.processors.JSONRenderer()
+    structlog.configure(
+        processors=[structlog.processors.add_log_level, structlog.processors.TimeStamper(fmt="iso", utc=True), renderer],
+        logger_factory=structlog.PrintLoggerFactory(file=sys.stderr),
+        cache_logger_on_first_use=False,
+    )
