@@ -1,0 +1,64 @@
+#!/usr/bin/env python3
+"""Spurious time forfeits: engines that use 95% of their fair share of the clock must never lose
+on time.
+
+Each engine (``tools/canned_engine.py ... fair=0.95``) spends, every turn, 95% of its fair share
+((its clock + the increments still to come) / its turns left), measured from the moment it read
+``go``, so even its last turn leaves it 5% of a share.  Any time loss is the referee's fault (measurement, scheduling).  Runs the
+games through the real tournament runner at each concurrency and counts forfeits.
+
+Target (issue 5): 0 time forfeits in 1,000 games at --tc 1+0.01, at concurrency 2 and 8 on two
+cores.
+
+    python tools/bench_time_forfeits.py [--games 1000] [--concurrency 2 8] [--tc 1+0.01]
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import trio
+
+import bench_referee  # noqa: E402  (same folder)
+from santorini_server.tournament.config import Settings, TournamentConfig
+from santorini_server.tournament.output import TournamentFiles
+from santorini_server.tournament.runner import run_tournament
+
+CANNED = Path(__file__).resolve().parent / "canned_engine.py"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=1000)
+    parser.add_argument("--concurrency", type=int, nargs="+", default=[2, 8])
+    parser.add_argument("--tc", default="1+0.01")
+    parser.add_argument("--fair", default="0.95")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        script = Path(tmp) / "game.txt"
+        turns = bench_referee.make_script(script)
+        engine = f"cmd={sys.executable} arg=-S arg={CANNED} arg={script} arg=fair={args.fair}"
+        for concurrency in args.concurrency:
+            settings = Settings(
+                engines=[engine + " name=A", engine + " name=B"], games=args.games, tc=args.tc,
+                concurrency=concurrency, rating_interval=10**6,
+            )
+            config = TournamentConfig.from_settings(settings)
+            files = TournamentFiles(Path(tmp) / f"c{concurrency}")
+            start = time.monotonic()
+            result = trio.run(lambda: run_tournament(config, files, emit=lambda line: None))
+            files.close()
+            tags = collections.Counter(r.termination for r in result.records)
+            forfeits = [r.termination_detail for r in result.records if r.termination == "time"]
+            print(f"concurrency {concurrency}: {len(result.records)} games of {turns} turns at {args.tc} in "
+                  f"{time.monotonic() - start:.0f} s; terminations {dict(tags)}; time forfeits {len(forfeits)}"
+                  + (f" ({', '.join(forfeits[:5])})" if forfeits else ""))
+
+
+if __name__ == "__main__":
+    main()
