@@ -385,6 +385,18 @@ class EngineProcess:
         assert self._proc.stdout is not None
         return _as_bytes(await self._proc.stdout.receive_some(max_bytes))
 
+    def receive_nowait(self, max_bytes: int = STDERR_CHUNK_BYTES) -> bytes | None:
+        """What the engine wrote to stdout and nobody has read yet, without waiting: ``None`` if
+        the pipe is empty, ``b""`` at EOF.  Used to look at an idle engine's output before the
+        next command (a stray ``bestmove`` must not be taken as the answer to a later ``go``)."""
+        assert self._proc.stdout is not None
+        try:
+            return os.read(self._proc.stdout.fileno(), max_bytes)  # the fd is non-blocking
+        except BlockingIOError:
+            return None
+        except OSError:
+            return b""
+
     # -- Lifetime -------------------------------------------------------------------------------
 
     async def wait(self) -> ExitStatus:

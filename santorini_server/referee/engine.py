@@ -117,6 +117,16 @@ def _sei_failure(exc: SeiProtocolError) -> EngineFailure:
     return EngineFailure("engine-error", f"protocol violation: {exc}")
 
 
+#: The codec's messages for a ``bestmove`` line that is not exactly one printable-ASCII token:
+#: an ``illegal`` turn (sei.md, termination tags).  Every other violation is ``engine-error``
+#: (a ``bestmove`` with no ``go`` outstanding too, although its quoted line says "bestmove").
+_BAD_BESTMOVE = ("bestmove takes exactly one turn", "bestmove turn is not printable ASCII")
+
+#: Reads of an idle engine's pending output before a ``go`` (64 KiB each): bounds the check
+#: against an engine that floods its stdout while the opponent thinks.
+_IDLE_READS = 16
+
+
 class Engine:
     """A started, handshaken engine; created by :meth:`start`."""
 
@@ -187,12 +197,15 @@ class Engine:
                 if sent < len(data):
                     await self.process.send_all(data[sent:])
         except EngineGone:
+            self.broken = True
             with trio.move_on_after(1.0):
                 await self.process.wait()
             raise self._crashed("exited") from None
         except trio.TooSlowError:
+            self.broken = True
             raise EngineFailure("stall", f"stopped reading its input for {WRITE_TIMEOUT:g} s") from None
         except (trio.BrokenResourceError, trio.ClosedResourceError):
+            self.broken = True
             raise EngineFailure("crash", "its input is closed") from None
 
     def _crashed(self, what: str) -> EngineFailure:
@@ -203,7 +216,7 @@ class Engine:
         the engine, which then died its own way).
         """
         status = self.process.status
-        description = self.process.exit_description()
+        description = self.process.exit_description() if status is not None else "still running"
         spec = self.spec
         if status is not None and spec.cpu_limit and status.signal in (signal.SIGXCPU, signal.SIGKILL):
             return EngineFailure("limit", f"CPU limit of {spec.cpu_limit} s ({description})")
@@ -220,6 +233,7 @@ class Engine:
             try:
                 event = conn.next_event()
             except RemoteProtocolError as exc:
+                self.broken = True
                 raise _sei_failure(exc) from None
             if event is NEED_DATA:
                 data = await self.process.receive_some()
@@ -229,10 +243,47 @@ class Engine:
                 conn.receive_data(data)
                 continue
             if event is EOF:
+                self.broken = True
                 with trio.move_on_after(1.0):
                     await self.process.wait()
                 raise self._crashed("closed its output")
             return event
+
+    def _check_idle(self) -> None:
+        """Before a ``go``: read what the engine said while idle, without waiting.
+
+        The codec parses lazily, so a line written after the last reply (a second ``bestmove``
+        for one ``go``, a ``bestmove`` with no ``go``) would otherwise be read after the next
+        ``go`` and taken as its answer.  Read here, in IDLE, it is the violation it is.  A line
+        still in flight when the ``go`` is written cannot be told apart (SEI has no request ids).
+
+        Raises:
+            EngineFailure: ``engine-error`` for an out-of-sequence or malformed line or ``error``.
+        """
+        conn = self.conn
+        reads = 0
+        while True:
+            try:
+                event = conn.next_event()
+            except RemoteProtocolError as exc:
+                self.broken = True
+                raise _sei_failure(exc) from None
+            if event is NEED_DATA:
+                if reads == _IDLE_READS:
+                    return
+                reads += 1
+                data = self.process.receive_nowait()
+                if not data:
+                    return  # nothing pending, or EOF: the turn itself reports the crash
+                if self._io_log is not None:
+                    for line in data.decode("utf-8", "replace").splitlines():
+                        self._io_log(self.name, "<<", line)
+                conn.receive_data(data)
+            elif event is EOF:
+                return
+            elif isinstance(event, EngineError):
+                self.broken = True
+                raise EngineFailure("engine-error", f"error {event.text}")
 
     async def _handshake(self, timeout: float) -> None:
         with trio.move_on_after(timeout) as scope:
@@ -309,6 +360,7 @@ class Engine:
         Raises:
             EngineFailure: crash, protocol violation or ``error`` reply.
         """
+        self._check_idle()
         if ping:
             await self._write(position)
             await self.ping()
@@ -330,7 +382,9 @@ class Engine:
                 event = conn.next_event()
             except RemoteProtocolError as exc:
                 self.broken = True
-                raise EngineFailure("illegal" if "bestmove" in str(exc) else "engine-error", str(exc)) from None
+                if str(exc).startswith(_BAD_BESTMOVE):
+                    raise EngineFailure("illegal", str(exc)) from None
+                raise _sei_failure(exc) from None
             if event is NEED_DATA:
                 data = await self.process.receive_some()
                 arrived = trio.current_time()
@@ -343,7 +397,7 @@ class Engine:
                 self.broken = True
                 with trio.move_on_after(1.0):
                     await self.process.wait()
-                raise self._crashed("exited during its turn")
+                raise self._crashed("exited during its turn" if self.process.status else "closed its output during its turn")
             if isinstance(event, BestMove):
                 deadline.deadline = math.inf
                 return Reply(event.turn, arrived - started, last_info)

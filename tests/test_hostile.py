@@ -1,0 +1,439 @@
+"""The fault gallery: real misbehaving engines, and the exact outcome the referee must give each.
+
+Every test runs real processes (``tests/gallery/hostile_engine.py``).  For each fault it checks
+who loses, the termination tag and the detail; that a broken engine is restarted before its next
+game (the engine appends its pid to a ``starts`` file at every start) and a healthy one is not;
+and that nothing of the run is left afterwards (``leftovers`` scans /proc for a unique marker in
+the command line, grandchildren included).  Hangs and ignored shutdowns run on trio's mock clock
+(``autojump_threshold``): the referee's timeouts are then exact and cost no real seconds.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+import trio
+import trio.testing
+
+from santorini_server.referee import Engine, EngineFailure, GameSetup, parse_engine_spec, parse_tc, play_game
+from santorini_server.referee.match import MatchConfig, MatchSummary, run_match
+
+from .test_tournament import leftovers
+
+PY = sys.executable
+#: Real seconds all tasks must be blocked before the mock clock jumps to the next deadline.  Long
+#: enough that a real engine's reply (milliseconds, more on a loaded machine) is never skipped.
+JUMP = 0.5
+
+
+class Hostile:
+    """One hostile engine: its spec text, its unique marker and its start log."""
+
+    def __init__(self, tmp_path: Path, fault: str, *args: str, name: str = "Hostile") -> None:
+        self.marker = f"hostile-{uuid.uuid4().hex}"
+        self.starts_file = tmp_path / f"{self.marker}.starts"
+        self.name = name
+        extra = " ".join(f"arg={a}" for a in args)
+        self.spec = (
+            f"cmd={PY} arg=-m arg=tests.gallery.hostile_engine name={name} arg=fault={fault} {extra} "
+            f"arg=starts={self.starts_file} arg=mark={self.marker}"
+        )
+
+    @property
+    def starts(self) -> int:
+        return len(self.starts_file.read_text().split()) if self.starts_file.exists() else 0
+
+
+def instant(name: str = "Solid") -> str:
+    return f"cmd={PY} arg=-m arg=tests.gallery.instant name={name} arg=marker-{uuid.uuid4().hex}"
+
+
+async def match(spec: str, games: int = 2, tc: str = "10+0.1", other: str | None = None) -> tuple[MatchSummary, list[str]]:
+    """``games`` games of the hostile engine (player 1 in game 1) against an instant engine."""
+    lines: list[str] = []
+    specs = (parse_engine_spec(spec), parse_engine_spec(other or instant()))
+    summary = await run_match(MatchConfig(specs, games, parse_tc(tc)), emit=lines.append)
+    return summary, lines
+
+
+def losses(summary: MatchSummary, name: str = "Hostile") -> list[tuple[str, str]]:
+    """(termination, detail) of every game, asserting the hostile engine lost each one."""
+    found = []
+    for record in summary.records:
+        loser = record.players[1] if record.result == "1-0" else record.players[0]
+        assert loser == name, (record.result, record.players, record.termination, record.termination_detail)
+        found.append((record.termination, record.termination_detail))
+    return found
+
+
+def assert_clean(*hostiles: Hostile) -> None:
+    for h in hostiles:
+        assert leftovers(h.marker) == []
+
+
+# --- start-up ---------------------------------------------------------------------------------------
+
+
+async def test_exit_before_seiok_is_a_crash_naming_the_exit_code(tmp_path: Path) -> None:
+    h = Hostile(tmp_path, "exit-before-seiok")
+    async with trio.open_nursery() as nursery:
+        with pytest.raises(EngineFailure) as info:
+            await Engine.start(nursery, parse_engine_spec(h.spec), handshake_timeout=5)
+    assert (info.value.kind, info.value.detail) == ("crash", "closed its output (exit code 7)")
+    assert_clean(h)
+
+
+def test_match_command_stops_with_one_line_when_an_engine_exits_before_seiok(tmp_path: Path) -> None:
+    h = Hostile(tmp_path, "exit-before-seiok")
+    proc = subprocess.run(
+        [PY, "-m", "santorini_server.cli", "match", h.spec, instant(), "--games", "2", "--tc", "5+0.05"],
+        capture_output=True, text=True, timeout=60,
+    )
+    assert proc.returncode == 1
+    assert proc.stderr == "Error: closed its output (exit code 7)\n"
+    assert "Started game" not in proc.stdout
+    assert_clean(h)
+
+
+async def test_engine_that_never_answers_sei_stops_the_match_after_the_handshake_timeout(
+    tmp_path: Path, mock_clock: trio.testing.MockClock
+) -> None:
+    mock_clock.autojump_threshold = JUMP
+    h = Hostile(tmp_path, "mute")
+    t0 = trio.current_time()
+    with pytest.raises(EngineFailure) as info:
+        await match(h.spec)
+    assert (info.value.kind, info.value.detail) == ("stall", "no seiok within 10 s")
+    # 10 s for the handshake; the mute engine obeys quit, so no shutdown grace is used
+    assert 10.0 <= trio.current_time() - t0 < 10.5
+    assert h.starts == 1
+    assert_clean(h)
+
+
+# --- during a game -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("fault", "detail"),
+    [
+        ("crash", "exited during its turn (exit code 5)"),
+        ("signal", "exited during its turn (killed by signal 11 (SIGSEGV))"),
+    ],
+)
+async def test_crash_mid_game_loses_and_the_engine_is_restarted(tmp_path: Path, fault: str, detail: str) -> None:
+    h = Hostile(tmp_path, fault)
+    summary, lines = await match(h.spec, games=3)
+    assert losses(summary) == [("crash", detail)] * 3
+    assert f"Finished game 1 (Hostile vs Solid): 0-1 {{Hostile disconnects: {detail}}}" in lines
+    assert h.starts == 3
+    assert_clean(h)
+
+
+async def test_hang_after_go_loses_on_time_at_the_deadline_and_is_restarted(
+    tmp_path: Path, mock_clock: trio.testing.MockClock
+) -> None:
+    mock_clock.autojump_threshold = JUMP
+    h = Hostile(tmp_path, "hang")
+    summary, _ = await match(h.spec, tc="3+0")
+    # virtual time: the mover's turn runs exactly to its deadline (allowance + 1 ms write slack)
+    assert losses(summary) == [("time", "by 1 ms (no reply by the deadline)")] * 2
+    assert h.starts == 2  # it ignored stop for 5 s: killed and restarted
+    assert_clean(h)
+
+
+async def test_readyok_later_than_the_ready_timeout_is_a_stall_and_a_prompt_one_is_fine(tmp_path: Path) -> None:
+    slow, prompt = Hostile(tmp_path, "late-ready", "delay=1500"), Hostile(tmp_path, "late-ready", "delay=100")
+    async with trio.open_nursery() as nursery:
+        engine = await Engine.start(nursery, parse_engine_spec(slow.spec))
+        t0 = trio.current_time()
+        with pytest.raises(EngineFailure) as info:
+            await engine.new_game(("mortal", "mortal"), timeout=0.5)
+        assert 0.5 <= trio.current_time() - t0 < 1.0
+        assert (info.value.kind, info.value.detail) == ("stall", "no readyok within 0.5 s after newgame")
+        assert engine.broken
+        await engine.aclose()
+        engine = await Engine.start(nursery, parse_engine_spec(prompt.spec))
+        await engine.new_game(("mortal", "mortal"), timeout=1.5)
+        assert not engine.broken
+        await engine.aclose()
+    assert_clean(slow, prompt)
+
+
+async def test_no_readyok_after_newgame_loses_the_game_before_the_first_turn(
+    tmp_path: Path, mock_clock: trio.testing.MockClock
+) -> None:
+    mock_clock.autojump_threshold = JUMP
+    h = Hostile(tmp_path, "late-ready")
+    summary, _ = await match(h.spec)
+    assert losses(summary) == [("stall", "no readyok within 30 s after newgame")] * 2
+    assert all(not r.turns for r in summary.records)
+    assert h.starts == 2
+    assert_clean(h)
+
+
+@pytest.mark.parametrize(
+    ("fault", "args", "detail"),
+    [
+        ("early-bestmove", (), "protocol violation: engine sent BestMove in state IDLE: 'bestmove b3,d3'"),
+        ("double", (), "protocol violation: engine sent BestMove in state IDLE: 'bestmove a2-b3+b4'"),
+        ("double-late", (), "protocol violation: engine sent BestMove in state IDLE: 'bestmove a2-b3+b4'"),
+        ("double", ("at=1",), "protocol violation: engine sent BestMove in state IDLE: 'bestmove a1,a2'"),
+    ],
+)
+async def test_bestmove_without_go_or_a_second_bestmove_is_an_engine_error(
+    tmp_path: Path, fault: str, args: tuple[str, ...], detail: str
+) -> None:
+    h = Hostile(tmp_path, fault, *args)
+    # The opponent takes 50 ms a turn, so a stray line written 5 ms after the reply is in the
+    # pipe before the offender's next go (one still in flight then could not be told apart).
+    summary, _ = await match(h.spec, other=f"cmd={PY} arg=-m arg=tests.gallery.instant arg=sleep=50 name=Solid")
+    assert losses(summary)[0] == ("engine-error", detail)
+    assert losses(summary)[1][0] == "engine-error"
+    if fault == "early-bestmove":
+        assert [len(r.turns) for r in summary.records] == [0, 0]  # caught at newgame
+    assert h.starts == 2
+    assert_clean(h)
+
+
+@pytest.mark.parametrize(
+    ("fault", "args", "detail", "turns"),
+    [
+        ("malformed", (), "malformed 'b3-b9+c4'", 2),
+        ("illegal", (), "'a1-a2+a3'", 2),
+        ("wrong-phase", (), "'a1,e5'", 2),  # a placement in the play phase
+        ("wrong-phase", ("at=1",), "'b3-b4+c5'", 0),  # a move as the first placement
+        ("badbytes", (), "bestmove turn is not printable ASCII: 'bestmove b3\ufffd\ufffd,d3'", 2),
+        ("control", (), "bestmove turn is not printable ASCII: 'bestmove a2-b3+b4\\x07'", 2),
+    ],
+)
+async def test_bad_turns_lose_as_illegal_with_the_turn_quoted(
+    tmp_path: Path, fault: str, args: tuple[str, ...], detail: str, turns: int
+) -> None:
+    h = Hostile(tmp_path, fault, *args)
+    summary, _ = await match(h.spec, games=1)
+    assert losses(summary) == [("illegal", detail)]
+    assert len(summary.records[0].turns) == turns
+    assert_clean(h)
+
+
+async def test_an_illegal_turn_cut_to_a_sane_length(tmp_path: Path) -> None:
+    """A 200 KB single-token bestmove: the detail keeps 120 characters and says how long it was."""
+    h = Hostile(tmp_path, "huge-turn")
+    summary, _ = await match(h.spec, games=1)
+    ((termination, detail),) = losses(summary)
+    assert termination == "illegal"
+    assert detail == "malformed '" + "b" * 119 + "... (200002 chars)"
+    assert_clean(h)
+
+
+async def test_invalid_utf8_and_control_characters_outside_strict_tokens_cost_nothing(tmp_path: Path) -> None:
+    h = Hostile(tmp_path, "noise")
+    summary, _ = await match(h.spec)
+    assert [r.termination for r in summary.records] != [] and all(r.termination in ("climb", "no-moves") for r in summary.records)
+    assert h.starts == 1  # never broken, never restarted
+    assert_clean(h)
+
+
+async def test_resignation_loses_without_a_restart(tmp_path: Path) -> None:
+    h = Hostile(tmp_path, "resign")
+    summary, lines = await match(h.spec)
+    assert losses(summary) == [("resign", "bestmove resign")] * 2
+    assert "Finished game 2 (Solid vs Hostile): 1-0 {Hostile resigns}" in lines
+    assert h.starts == 1
+    assert_clean(h)
+
+
+async def test_closing_stdout_while_running_is_a_crash(tmp_path: Path) -> None:
+    h = Hostile(tmp_path, "close-stdout")
+    summary, _ = await match(h.spec)
+    assert losses(summary) == [("crash", "closed its output during its turn (still running)")] * 2
+    assert h.starts == 2
+    assert_clean(h)
+
+
+async def test_a_10_mb_line_is_an_engine_error_quoting_its_start(tmp_path: Path) -> None:
+    h = Hostile(tmp_path, "longline")
+    summary, _ = await match(h.spec)
+    expected = "protocol violation: line longer than 262144 bytes, starting b'" + "x" * 57
+    assert [(t, d[: len(expected)]) for t, d in losses(summary)] == [("engine-error", expected)] * 2
+    assert all(len(d) <= 150 for _, d in losses(summary))
+    assert h.starts == 2
+    assert_clean(h)
+
+
+async def test_a_grandchild_holding_the_pipes_dies_with_the_engine(tmp_path: Path) -> None:
+    h = Hostile(tmp_path, "grandchild", "then=crash")
+    summary, _ = await match(h.spec)
+    assert losses(summary) == [("crash", "exited during its turn (exit code 5)")] * 2
+    assert h.starts == 2
+    assert_clean(h)  # the grandchildren (own process group, SIGTERM ignored) are gone too
+
+
+async def test_engine_that_ignores_quit_and_sigterm_is_killed(tmp_path: Path, mock_clock: trio.testing.MockClock) -> None:
+    mock_clock.autojump_threshold = JUMP
+    h = Hostile(tmp_path, "stubborn")
+    async with trio.open_nursery() as nursery:
+        stubborn = await Engine.start(nursery, parse_engine_spec(h.spec))
+        solid = await Engine.start(nursery, parse_engine_spec(instant()))
+        report = await play_game((stubborn, solid), GameSetup())
+        assert report.outcome.termination in ("climb", "no-moves")  # playing is not its fault
+        t0 = trio.current_time()
+        await stubborn.aclose()
+        await solid.aclose()
+        # quit grace 5 s, SIGTERM grace 2 s, then SIGKILL of the group
+        assert 7.0 <= trio.current_time() - t0 < 7.5
+    assert stubborn.process.exit_description() == "killed by signal 9 (SIGKILL) after the referee forced shutdown"
+    assert_clean(h)
+
+
+# --- clocks (real time) -----------------------------------------------------------------------------
+
+
+async def test_using_almost_all_of_the_clock_does_not_lose(tmp_path: Path) -> None:
+    h = Hostile(tmp_path, "clock", "at=2", "left=150")
+    summary, _ = await match(h.spec, games=1, tc="1+0.1")
+    record = summary.records[0]
+    assert record.termination in ("climb", "no-moves"), (record.termination, record.termination_detail)
+    # its first play turn (turn 3) left it about 150 ms of the ~1100 ms it had
+    assert 900 <= (record.turns[2].time_ms or 0) <= 1050
+
+
+async def test_overrunning_the_clock_by_40_ms_loses_on_time_at_the_deadline(tmp_path: Path) -> None:
+    h = Hostile(tmp_path, "clock", "over=40")  # at every play turn
+    summary, lines = await match(h.spec, games=2, tc="1+0")
+    for termination, detail in losses(summary):
+        assert termination == "time"
+        m = re.fullmatch(r"by (\d+) ms \(no reply by the deadline\)", detail)
+        assert m and 1 <= int(m[1]) <= 200, detail
+    assert "Hostile loses on time by" in lines[1]
+    assert h.starts == 1  # its late bestmove answered the stop: reused, not restarted
+
+
+async def test_overrunning_within_the_timemargin_does_not_lose(tmp_path: Path) -> None:
+    h = Hostile(tmp_path, "clock", "at=2", "over=40")
+    summary, _ = await match(h.spec + " timemargin=150", games=1, tc="1+0.1")
+    record = summary.records[0]
+    assert record.termination in ("climb", "no-moves"), (record.termination, record.termination_detail)
+    assert (record.turns[2].time_ms or 0) >= 1130  # ~1100 ms on its clock, 40 ms over
+
+
+# --- the referee's memory (subprocess, RSS sampled) ---------------------------------------------------
+
+
+def referee_peak_rss(args: list[str]) -> tuple[subprocess.CompletedProcess[str], int]:
+    """Run ``santorini ARGS``; sample the referee process's VmRSS every 5 ms; return the peak (kB)."""
+    proc = subprocess.Popen([PY, "-m", "santorini_server.cli", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    peak = 0
+    stop = threading.Event()
+
+    def sample() -> None:
+        nonlocal peak
+        while not stop.is_set():
+            try:
+                for line in Path(f"/proc/{proc.pid}/status").read_text().splitlines():
+                    if line.startswith("VmRSS:"):
+                        peak = max(peak, int(line.split()[1]))
+            except (OSError, ValueError):
+                pass
+            time.sleep(0.005)
+
+    sampler = threading.Thread(target=sample)
+    sampler.start()
+    try:
+        out, err = proc.communicate(timeout=60)
+    finally:
+        stop.set()
+        sampler.join()
+    return subprocess.CompletedProcess(proc.args, proc.returncode, out, err), peak
+
+
+@pytest.fixture(scope="module")
+def baseline_rss_kb() -> int:
+    """The referee's peak RSS in a match between two well-behaved engines."""
+    proc, peak_kb = referee_peak_rss(["match", instant("A"), instant("B"), "--games", "2", "--tc", "20+0.1"])
+    assert proc.returncode == 0, proc.stderr
+    print(f"baseline: referee peak VmRSS {peak_kb / 1024:.1f} MB")
+    return peak_kb
+
+
+@pytest.mark.parametrize("fault", ["longline", "stderr"])
+def test_referee_memory_stays_bounded(tmp_path: Path, fault: str, baseline_rss_kb: int) -> None:
+    h = Hostile(tmp_path, fault)
+    proc, peak_kb = referee_peak_rss(["match", h.spec, instant(), "--games", "2", "--tc", "20+0.1"])
+    print(f"{fault}: referee peak VmRSS {peak_kb / 1024:.1f} MB")
+    assert proc.returncode == 0, proc.stderr
+    assert 0 < peak_kb < 100 * 1024
+    # and close to a quiet match: neither the 10 MB line nor the 100 MB of stderr is held
+    assert peak_kb < baseline_rss_kb + 8 * 1024
+    finished = [line for line in proc.stdout.splitlines() if line.startswith("Finished")]
+    assert len(finished) == 2
+    if fault == "longline":
+        assert all("Hostile engine error: protocol violation: line longer than 262144 bytes" in line for line in finished)
+        assert h.starts == 2
+    else:  # 100 MB of stderr per play turn is not a fault: the games end normally
+        assert all("wins by climbing" in line or "has no legal turn" in line for line in finished), finished
+        assert h.starts == 1
+    assert_clean(h)
+
+
+# --- tournaments (subprocess) -------------------------------------------------------------------------
+
+
+def tournament(tmp_path: Path, *specs: str, extra: tuple[str, ...] = ()) -> tuple[subprocess.CompletedProcess[str], list[dict[str, object]]]:
+    out = tmp_path / "t"
+    args = [PY, "-m", "santorini_server.cli", "tournament", "--tc", "10+0.1", "--out", str(out), "-j", "2", *extra]
+    for spec in specs:
+        args += ["-e", spec]
+    proc = subprocess.run(args, capture_output=True, text=True, timeout=120)
+    results = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()] if (out / "results.jsonl").exists() else []
+    return proc, results
+
+
+def test_tournament_completes_with_broken_entrants_restarted(tmp_path: Path) -> None:
+    dead = Hostile(tmp_path, "exit-before-seiok", name="Dead")
+    crashy = Hostile(tmp_path, "grandchild", "then=crash", name="Crashy")
+    proc, results = tournament(tmp_path, instant("Solid"), dead.spec, crashy.spec)
+    assert proc.returncode == 0, proc.stderr
+    assert sorted(r["game"] for r in results) == list(range(1, 7))
+    crashes = 0
+    for r in results:
+        players = (r["player1"], r["player2"])
+        loser = players[1] if r["result"] == "1-0" else players[0]
+        if "Dead" in players:  # it loses every game before a turn is played, however seated
+            assert (loser, r["termination"], r["detail"], r["turns"]) == ("Dead", "crash", "closed its output (exit code 7)", 0)
+        else:
+            assert (loser, r["termination"], r["detail"]) == ("Crashy", "crash", "exited during its turn (exit code 5)")
+            crashes += 1
+    assert crashes == 2
+    assert dead.starts == 4  # tried again before each of its games
+    assert crashes <= crashy.starts <= 4
+    assert proc.stdout.count("Finished game") == 6
+    # the last termination table: name, W, L, then losses by time, illegal, crash, ...
+    table = {row.split()[0]: row.split()[1:6] for row in proc.stdout[proc.stdout.rindex("losses:") :].splitlines()[1:4]}
+    assert table == {"Solid": ["4", "0", "0", "0", "0"], "Crashy": ["2", "2", "0", "0", "2"], "Dead": ["0", "4", "0", "0", "4"]}
+    assert_clean(dead, crashy)
+
+
+def test_tournament_counts_protocol_violations_and_restarts_the_offender(tmp_path: Path) -> None:
+    double = Hostile(tmp_path, "double", name="Double")
+    proc, results = tournament(tmp_path, instant("Solid"), double.spec, extra=("--games", "4"))
+    assert proc.returncode == 0, proc.stderr
+    assert len(results) == 4
+    for r in results:
+        loser = r["player2"] if r["result"] == "1-0" else r["player1"]
+        assert (loser, r["termination"]) == ("Double", "engine-error")
+        assert r["detail"] == "protocol violation: engine sent BestMove in state IDLE: 'bestmove a2-b3+b4'" or r["detail"].startswith(
+            "protocol violation: engine sent BestMove in state IDLE: 'bestmove "
+        )
+    assert double.starts == 4
+    assert "Score of Solid vs Double: 4 - 0 - 0" in proc.stdout
+    assert_clean(double)
