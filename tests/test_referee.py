@@ -156,3 +156,22 @@ async def test_resource_limit_breach_is_its_own_termination(mode: str, limit: st
     report = await play(gallery("hog", mode, name="Hog") + " " + limit, gallery("instant", name="B"), tc="30+0")
     assert (report.outcome.winner, report.outcome.termination) == (2, "limit"), report.outcome
     assert fragment in report.outcome.detail
+
+
+def test_match_debug_logs_every_line_as_json_when_not_a_terminal(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import json
+    import subprocess
+
+    proc = subprocess.run(
+        [PY, "-m", "santorini_server.cli", "match", gallery("instant", name="A"), gallery("instant", name="B"),
+         "--games", "1", "--tc", "5+0.05", "--debug"],
+        capture_output=True, text=True, timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    events = [json.loads(line) for line in proc.stderr.splitlines() if line.startswith("{")]
+    sent = [e for e in events if e.get("dir") == ">>"]
+    received = [e for e in events if e.get("dir") == "<<"]
+    assert {e["engine"] for e in sent} == {"A", "B"}
+    assert any(e["line"] == "sei 1" for e in sent) and any(e["line"].startswith("bestmove ") for e in received)
+    assert all("timestamp" in e for e in events)
+    assert "Score of A vs B" in proc.stdout and "{" not in proc.stdout.splitlines()[-1]
