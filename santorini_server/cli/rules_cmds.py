@@ -153,5 +153,5 @@ def show(sps: str, colour: bool | None) -> None:
     pos = _position(sps)
     if colour is None:
         colour = sys.stdout.isatty()
-    click.echo(render(pos, colour=colour))
+    click.echo(render(pos, colour=colour), color=colour)
     click.echo(f"  {pos.sps()}")
