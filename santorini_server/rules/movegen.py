@@ -36,7 +36,7 @@ from .squares import (
 if TYPE_CHECKING:
     from .position import Position
 
-__all__ = ["RawState", "RawTurn", "WIN_NONE", "WIN_CLIMB", "WIN_PAN", "generate", "count_turns"]
+__all__ = ["RawState", "RawTurn", "WIN_NONE", "WIN_CLIMB", "WIN_PAN", "generate", "count_turns", "has_turn"]
 
 RawState = tuple[int, int, int, int, int, int, bool]
 
@@ -348,6 +348,28 @@ def generate(pos: "Position", frm_mask: Bitboard = BB_ALL, to_mask: Bitboard = B
 
 
 _FAST_COUNT = frozenset({"mortal", "athena", "pan"})
+
+
+def has_turn(pos: "Position") -> bool:
+    """Whether the side to move has any complete turn (the referee asks before every ``go``).
+
+    For gods that move and build normally every legal step completes a turn (a win, or a
+    build on the square just vacated), so one reachable square per worker settles it.
+    """
+    me = pos.to_move
+    mine = pos.workers[me]
+    if mine and pos.gods[me] in _FAST_COUNT:
+        h1, h2, h3 = pos.h1, pos.h2, pos.h3
+        free = BB_ALL & ~(mine | pos.workers[1 - me] | pos.domes)
+        le = (BB_ALL & ~h1, BB_ALL & ~h2, BB_ALL & ~h3, BB_ALL, BB_ALL)
+        while mine:
+            s = mine & -mine
+            mine ^= s
+            hs = (1 if h1 & s else 0) + (1 if h2 & s else 0) + (1 if h3 & s else 0)
+            if NEIGHBOURS_BY_BIT[s] & free & le[hs if pos.athena_up else hs + 1]:
+                return True
+        return False
+    return next(iter(generate(pos)), None) is not None
 
 
 def count_turns(pos: "Position") -> int:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any, NamedTuple, final
 
 from .gods import MORTAL, check_matchup
-from .movegen import WIN_CLIMB, WIN_NONE, WIN_PAN, RawState, count_turns, generate
+from .movegen import WIN_CLIMB, WIN_NONE, WIN_PAN, RawState, count_turns, generate, has_turn
 from .squares import Bitboard, Square
 
 __all__ = ["Position", "Transition"]
@@ -158,7 +158,7 @@ class Position:
 
     def is_lost(self) -> bool:
         """rules.md: a player whose legal set is empty at the start of their turn loses at once."""
-        return next(iter(generate(self)), None) is None
+        return not has_turn(self)
 
     def play(self, text: str) -> Transition:
         """Check a submitted turn and return it canonicalised, with the successor.
