@@ -77,7 +77,26 @@ def load_toml(path: Path) -> dict[str, Any]:
     unknown = set(data) - known
     if unknown:
         raise ValueError(f"{path}: unknown setting(s) {', '.join(sorted(unknown))} (known: {', '.join(sorted(known))})")
+    for name, value in data.items():
+        expected = _SETTING_TYPES[name]
+        if not _has_type(value, expected):
+            raise ValueError(f"{path}: {name} must be {expected}, not {type(value).__name__} {value!r}"[:300])
     return data
+
+
+#: What each setting holds in TOML (what the parsers downstream expect: text for a grammar).
+_SETTING_TYPES = {f.name: {"list[str]": "a list of strings", "int": "an integer", "int | None": "an integer",
+                            "bool": "true or false"}.get(str(f.type), "a string") for f in fields(Settings)}  # fmt: skip
+
+
+def _has_type(value: object, expected: str) -> bool:
+    if expected == "a list of strings":
+        return isinstance(value, list) and all(isinstance(v, str) for v in value)
+    if expected == "an integer":
+        return type(value) is int
+    if expected == "true or false":
+        return type(value) is bool
+    return isinstance(value, str)
 
 
 def read_openings(path: Path) -> list[str]:
