@@ -25,6 +25,8 @@ _COMMANDS: dict[str, tuple[str, str, str]] = {
     "convert": ("replay_cmd", "convert", "Convert game records between SGN and msgpack, losslessly."),
     "play": ("play_cmd", "play", "Play an engine yourself, in the terminal."),
     "tournament": ("tournament_cmd", "tournament", "Run a tournament (no arguments: the bundled engines)."),
+    "scheduler": ("dask_cmds", "scheduler", "Run the Dask scheduler for tournaments over several machines."),
+    "worker": ("dask_cmds", "worker", "Offer this machine's engines to a scheduler (a Dask worker)."),
 }
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime
 import os
+import re
 import resource
 import sys
 from pathlib import Path
@@ -61,6 +62,33 @@ class _Console:
             self.bar = ""
 
 
+_ADDRESS_RE = re.compile(r"(tcp|tls)://(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+):\d{1,5}")
+DASK_MISSING = "--backend dask needs Dask: pip install 'santorini-server[dask]'"
+
+
+def _dask_backend(config: TournamentConfig, address: str | None) -> Any:
+    """The Dask backend, imported only when asked for (the core runs without Dask)."""
+    try:
+        from ..backends.dask_backend import DaskBackend
+    except ImportError as exc:
+        if (exc.name or "").split(".")[0] in ("dask", "distributed", "tornado", "cloudpickle", "toolz"):
+            raise click.ClickException(DASK_MISSING) from None
+        raise
+    return DaskBackend(config, address)
+
+
+def _backend_error(group: BaseExceptionGroup) -> str | None:
+    """The message of a ``DaskBackendError`` inside ``group``, if that is what it holds."""
+    for exc in group.exceptions:
+        if isinstance(exc, BaseExceptionGroup):
+            found = _backend_error(exc)
+            if found is not None:
+                return found
+        elif type(exc).__name__ == "DaskBackendError":
+            return str(exc)
+    return None
+
+
 def _check_limits(concurrency: int, force: bool) -> None:
     """Refuse a concurrency the file-descriptor or process limits cannot carry (fastchess does)."""
     need = concurrency * 2 * FDS_PER_ENGINE + 64
@@ -105,6 +133,9 @@ def _check_limits(concurrency: int, force: bool) -> None:
 @click.option("--ping", is_flag=True, help="isready before every go, off the clock.")
 @click.option("--event", help="Event tag of the records.")
 @click.option("--debug", is_flag=True, help="Log every SEI line to stderr (JSON when not a terminal).")
+@click.option("--backend", type=click.Choice(["local", "dask"]), default="local", show_default=True,
+              help="Where games run: this process, or Dask workers (a local cluster, or --address).")
+@click.option("--address", metavar="tcp://HOST:PORT", help="With --backend dask: the scheduler of `santorini scheduler`.")
 def tournament(
     engines: tuple[str, ...],
     each: str | None,
@@ -127,6 +158,8 @@ def tournament(
     ping: bool,
     event: str | None,
     debug: bool,
+    backend: str,
+    address: str | None,
 ) -> None:
     """Run a tournament and print live results, standings and a crosstable.
 
@@ -141,10 +174,15 @@ def tournament(
       santorini tournament -e alphabeta -e greedy --gods all --out runs/gods
       santorini tournament -e new=... -e base=... --sprt "elo0=0 elo1=10"
       santorini tournament --resume runs/gods
+      santorini tournament --backend dask --address tcp://head:8786 -e alphabeta -e greedy
     """
+    if address is not None and backend != "dask":
+        raise click.UsageError("--address needs --backend dask")
+    if address is not None and not _ADDRESS_RE.fullmatch(address):
+        raise click.UsageError(f"bad --address {address!r}: expected tcp://HOST:PORT")
     try:
         if resume_dir is not None:
-            given = [n for n, v in locals().items() if n not in ("resume_dir", "force_concurrency", "debug", "concurrency") and v not in (None, (), False)]
+            given = [n for n, v in locals().items() if n not in ("resume_dir", "force_concurrency", "debug", "concurrency", "backend", "address") and v not in (None, (), False)]
             if given:
                 raise click.UsageError(f"--resume takes the settings from {resume_dir}; do not also give {', '.join('--' + g.replace('_', '-') for g in given)}")
             settings = load_settings(resume_dir)
@@ -181,7 +219,9 @@ def tournament(
         config = TournamentConfig.from_settings(settings)
     except ValueError as exc:
         raise click.ClickException(str(exc)) from None
-    _check_limits(config.concurrency, force_concurrency)
+    if address is None:  # games on this machine: its limits and cores apply
+        _check_limits(config.concurrency, force_concurrency)
+    executor = _dask_backend(config, address) if backend == "dask" else None
     try:
         directory.mkdir(parents=True, exist_ok=True)
         save_settings(directory, settings)
@@ -189,20 +229,27 @@ def tournament(
         raise click.ClickException(f"cannot write to {directory}: {exc.strerror or exc}") from None
     console = _Console()
     files = TournamentFiles(directory)
-    click.echo(f"Tournament: {len(config.specs)} engines, {len(config.schedule)} games, tc {config.tc}, concurrency {config.concurrency}; records in {directory}")
+    where = f"Dask at {address}" if address else f"concurrency {config.concurrency}" + (" (Dask local cluster)" if executor else "")
+    click.echo(f"Tournament: {len(config.specs)} engines, {len(config.schedule)} games, tc {config.tc}, {where}; records in {directory}")
     io_log = make_io_log() if debug else None
     try:
         try:
-            result = trio.run(lambda: run_tournament(config, files, emit=console.emit, progress=console.progress, io_log=io_log))
+            result = trio.run(lambda: run_tournament(config, files, backend=executor, emit=console.emit, progress=console.progress, io_log=io_log))
         except KeyboardInterrupt:  # Ctrl-C before the run's own signal handling was in place
             raise Interrupted("SIGINT") from None
     except Interrupted as stop:
         console.done()
         click.echo(f"Interrupted ({stop.signame}): engines stopped, finished games saved in {directory}", err=True)
-        click.echo(f"Resume with: santorini tournament --resume {directory}", err=True)
+        again = "" if executor is None else " --backend dask" + (f" --address {address}" if address else "")
+        click.echo(f"Resume with: santorini tournament --resume {directory}{again}", err=True)
         sys.exit(130 if stop.signame == "SIGINT" else 143)
     except (OSError, RecordError) as exc:
         raise click.ClickException(f"cannot write records in {directory}: {exc}") from None
+    except BaseExceptionGroup as group:  # a backend's one-line failure (no scheduler, no workers...)
+        reason = _backend_error(group)
+        if reason is None:
+            raise
+        raise click.ClickException(reason) from None
     finally:
         files.close()
     console.done()

@@ -1,0 +1,306 @@
+"""``--backend dask``: the tournament's games as Dask tasks, on a local or a remote cluster.
+
+Theory of operation.  :class:`DaskBackend` implements the runner's ``Backend`` seam.  ``play``
+connects (a ``LocalCluster`` of ``concurrency`` one-thread worker processes, or ``Client(address)``),
+then a *bridge* thread streams the games: it keeps at most ``2 x`` the cluster's slots (the
+workers' ``santorini`` resource) in flight, submits the next game as each one finishes
+(backpressure for tournaments of any size), and hands results to the trio collector in
+completion order (``trio.from_thread.run``, which waits for the collector: an unbuffered
+hand-over, like the local backend's).  Task keys are explicit and unique per run
+(``<run id>/<game number>``): Dask's default hashes the arguments and would merge two identical
+games into one task.
+
+A game is :func:`~.dask_worker.run_game` with a :class:`~.dask_worker.GameSpec` (engine names,
+never paths); it returns the msgpack record payload.  A worker that dies mid-game makes the
+scheduler run the game again elsewhere; a game that killed workers ``allowed-failures`` times
+(``KilledWorker``) or could not be played at all is a :class:`LostGame`, not a result.
+
+Abort (``play`` cancelled: Ctrl-C, SIGTERM, a decided SPRT): Dask cannot stop a running task,
+so the backend sets ``distributed.Event("abort-<run id>")``, which running games poll and obey
+(their engines are closed, no record), cancels the pending futures, releases the engines the
+workers keep for this run, and closes the client (and the local cluster, whose worker processes
+take their engines down through the process layer's lifeline).  Every step is bounded, and the
+bridge thread has stopped calling into trio before ``play`` returns (a call into a finished
+``trio.run`` would raise ``RunFinishedError`` on Dask's threads).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import shutil
+import tempfile
+import threading
+import time
+import uuid
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import dask
+import trio
+from distributed import Client, Event, Future, LocalCluster, as_completed
+from distributed.client import FutureCancelledError
+
+from ..records import ArchiveError, GameRecord, decode_record
+from ..tournament.config import TournamentConfig
+from ..tournament.runner import LostGame
+from ..tournament.schedule import ScheduledGame
+from .dask_preload import LOCAL_WORKER_ENV
+from .dask_worker import ENGINES_ENV, EngineNotConfigured, GameAborted, GameSpec, engine_names, release_tournament, run_game, spec_text
+
+__all__ = ["DaskBackend", "DaskBackendError", "RESOURCE", "PRELOAD"]
+
+#: The worker resource a game needs: one per slot (``santorini worker --slots K``).
+RESOURCE = "santorini"
+PRELOAD = "santorini_server.backends.dask_preload"
+#: Games in flight per slot: enough to keep every slot busy while results travel back.
+IN_FLIGHT_PER_SLOT = 2
+#: Seconds between two looks at the cluster's size (workers join and leave).
+SLOTS_REFRESH = 2.0
+#: Bounds (seconds) on connecting, on waiting for workers, and on closing everything.
+CONNECT_TIMEOUT = 10.0
+WORKERS_TIMEOUT = 60.0
+CLOSE_TIMEOUT = 20.0
+
+
+class DaskBackendError(Exception):
+    """A one-line reason the Dask backend cannot run (no scheduler, no workers, no engine)."""
+
+
+@dataclass
+class _Session:
+    client: Client
+    cluster: LocalCluster | None
+    engines_dir: str | None
+    window: int
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    futures: dict[str, Future] = field(default_factory=dict)
+    stop: threading.Event = field(default_factory=threading.Event)
+    bridge_done: threading.Event = field(default_factory=threading.Event)
+
+
+class DaskBackend:
+    """Games as Dask tasks: a local cluster (``address=None``) or the scheduler at ``address``."""
+
+    def __init__(
+        self,
+        config: TournamentConfig,
+        address: str | None = None,
+        *,
+        connect_timeout: float = CONNECT_TIMEOUT,
+        workers_timeout: float = WORKERS_TIMEOUT,
+    ) -> None:
+        self.config = config
+        self.address = address
+        self.connect_timeout = connect_timeout
+        self.workers_timeout = workers_timeout
+        self.run_id = uuid.uuid4().hex[:16]
+        """Unique per run (a resumed tournament gets a new one): task keys and the abort event."""
+        self.startup_seconds: float | None = None
+        """How long connecting (and starting a local cluster) took."""
+        self.slots = 0
+
+    # -- the Backend protocol ------------------------------------------------------------------
+
+    async def play(
+        self,
+        games: list[ScheduledGame],
+        results: trio.MemorySendChannel[GameRecord | LostGame],
+        started: Callable[[ScheduledGame], None],
+    ) -> None:
+        """Play ``games`` on the cluster; see the module docstring for the abort sequence."""
+        async with results:
+            if not games:
+                return
+            # not abandoned on cancel: a Ctrl-C during start-up waits for the (bounded) connect,
+            # so the cluster it started is always closed below
+            session = await trio.to_thread.run_sync(self._connect)
+            token = trio.lowlevel.current_trio_token()
+            finished = False
+            try:
+                await trio.to_thread.run_sync(self._bridge, session, games, results, started, token, abandon_on_cancel=True)
+                finished = True
+            finally:
+                session.stop.set()
+                with trio.CancelScope(shield=True), trio.move_on_after(CLOSE_TIMEOUT):
+                    await trio.to_thread.run_sync(self._close, session, not finished, abandon_on_cancel=True)
+
+    # -- threads -------------------------------------------------------------------------------
+
+    def _connect(self) -> _Session:
+        t0 = time.perf_counter()
+        cluster = None
+        engines_dir = None
+        client: Client | None = None
+        try:
+            if self.address is None:
+                # workers fork from a server that has Dask imported: ~0.3 s less per start-up
+                # than spawning fresh interpreters (this process's setting; it is ours)
+                dask.config.set({"distributed.worker.multiprocessing-method": "forkserver"})
+                engines_dir = tempfile.mkdtemp(prefix="santorini-engines-")
+                path = os.path.join(engines_dir, "engines.json")
+                with open(path, "w") as f:
+                    json.dump({spec.name: spec_text(spec) for spec in self.config.specs}, f)
+                cluster = LocalCluster(
+                    n_workers=self.config.concurrency, threads_per_worker=1, processes=True, host="127.0.0.1",
+                    dashboard_address=None, worker_dashboard_address=None, silence_logs=logging.ERROR,
+                    resources={RESOURCE: 1}, env={ENGINES_ENV: path, LOCAL_WORKER_ENV: "1"}, preload=[PRELOAD],
+                )
+                client = Client(cluster, set_as_default=False)
+                client.wait_for_workers(self.config.concurrency, timeout=self.workers_timeout)
+            else:
+                try:
+                    client = Client(self.address, timeout=self.connect_timeout, set_as_default=False)
+                except (OSError, TimeoutError) as exc:
+                    raise DaskBackendError(f"cannot reach the Dask scheduler at {self.address}: {exc}") from None
+                try:
+                    client.wait_for_workers(1, timeout=self.workers_timeout)
+                except TimeoutError:
+                    raise DaskBackendError(
+                        f"no workers joined {self.address} within {self.workers_timeout:.0f} s "
+                        f"(start some: santorini worker --address {self.address} --engines FILE)"
+                    ) from None
+                self._check_engines(client)
+            self.slots = _slots(client)
+            if not self.slots:
+                raise DaskBackendError(
+                    f"the workers at {self.address} offer no '{RESOURCE}' slots (start them with santorini worker)"
+                )
+            self.startup_seconds = time.perf_counter() - t0
+            return _Session(client, cluster, engines_dir, IN_FLIGHT_PER_SLOT * self.slots)
+        except BaseException:
+            if client is not None:
+                client.close()
+            if cluster is not None:
+                cluster.close()
+            if engines_dir is not None:
+                shutil.rmtree(engines_dir, ignore_errors=True)
+            raise
+
+    def _check_engines(self, client: Client) -> None:
+        """Every worker must know every engine by name (from its own engines file)."""
+        offered: dict[str, list[str]] = client.run(engine_names)
+        for worker, names in offered.items():
+            missing = [s.name for s in self.config.specs if s.name not in names]
+            if missing:
+                raise DaskBackendError(
+                    f"worker {worker} has no engine {', '.join(repr(m) for m in missing)} in its engines file "
+                    f"(it has {', '.join(names)})"
+                )
+
+    def _game_spec(self, game: ScheduledGame) -> GameSpec:
+        config = self.config
+        specs = (config.specs[game.player1], config.specs[game.player2])
+        return GameSpec(
+            tournament=self.run_id,
+            number=game.number,
+            names=(specs[0].name, specs[1].name),
+            options=(specs[0].options, specs[1].options),
+            restart=(specs[0].restart, specs[1].restart),
+            gods=game.gods,
+            opening=game.opening,
+            tcs=(specs[0].tc or config.tc, specs[1].tc or config.tc),
+            margins=(specs[0].timemargin_ms, specs[1].timemargin_ms),
+            ping=config.settings.ping,
+            event=config.settings.event,
+            round=str(game.round),
+        )
+
+    def _bridge(
+        self,
+        session: _Session,
+        games: list[ScheduledGame],
+        results: trio.MemorySendChannel[GameRecord | LostGame],
+        started: Callable[[ScheduledGame], None],
+        token: trio.lowlevel.TrioToken,
+    ) -> None:
+        """Submit within the window, pass results to trio in completion order (a thread)."""
+        client = session.client
+        pending = deque(games)
+        in_flight: dict[str, ScheduledGame] = {}
+        done = as_completed(loop=client.loop, with_results=True, raise_errors=False)
+        window = session.window
+        looked = time.monotonic()
+
+        def submit() -> None:
+            game = pending.popleft()
+            key = f"{self.run_id}/{game.number}"
+            future = client.submit(run_game, self._game_spec(game), key=key, pure=False, resources={RESOURCE: 1})
+            with session.lock:
+                session.futures[key] = future
+            in_flight[key] = game
+            done.add(future)
+            trio.from_thread.run_sync(started, game, trio_token=token)
+
+        try:
+            while pending and len(in_flight) < window:
+                submit()
+            for future, value in done:
+                if session.stop.is_set():
+                    return
+                game = in_flight.pop(future.key)
+                item = _outcome(game, future, value)
+                with session.lock:
+                    session.futures.pop(future.key, None)
+                future.release()
+                if time.monotonic() - looked > SLOTS_REFRESH:
+                    window = IN_FLIGHT_PER_SLOT * max(1, _slots(client))
+                    looked = time.monotonic()
+                while pending and len(in_flight) < window:
+                    submit()
+                trio.from_thread.run(results.send, item, trio_token=token)
+        except (trio.RunFinishedError, trio.Cancelled, trio.BrokenResourceError, trio.ClosedResourceError):
+            return  # the collector stopped (abort or SPRT): the closing sequence takes over
+        finally:
+            session.bridge_done.set()
+
+    def _close(self, session: _Session, aborted: bool) -> None:
+        """Abort running games, drop the rest, release the engines, disconnect (a thread)."""
+        client = session.client
+        try:
+            if aborted:
+                Event(f"abort-{self.run_id}", client=client).set()
+            with session.lock:
+                futures = list(session.futures.values())
+                session.futures.clear()
+            if futures:
+                client.cancel(futures)
+            session.bridge_done.wait(5.0)
+            if session.cluster is None:
+                client.run(release_tournament, self.run_id, on_error="ignore")
+        except Exception:  # the scheduler may be gone already: closing must still go on
+            logging.getLogger(__name__).debug("dask backend: abort steps failed", exc_info=True)
+        finally:
+            try:
+                client.close(timeout=5)
+            finally:
+                if session.cluster is not None:
+                    session.cluster.close(timeout=10)
+                if session.engines_dir is not None:
+                    shutil.rmtree(session.engines_dir, ignore_errors=True)
+
+
+def _slots(client: Client) -> int:
+    workers = client.scheduler_info()["workers"].values()
+    return int(sum(w.get("resources", {}).get(RESOURCE, 0) for w in workers))
+
+
+def _outcome(game: ScheduledGame, future: Future, value: Any) -> GameRecord | LostGame:
+    """A finished task as the collector wants it: a record, or a lost game with its reason."""
+    if future.status == "finished":
+        try:
+            return decode_record(value)
+        except ArchiveError as exc:
+            return LostGame(game, f"the worker sent a bad record: {exc}")
+    if isinstance(value, (FutureCancelledError, BaseException)):
+        exc: BaseException = value
+    else:
+        exc = value[1]  # (type, exception, traceback) of a failed task
+    name = type(exc).__name__
+    if name == "KilledWorker":
+        return LostGame(game, f"it killed its worker repeatedly: {exc}")
+    if isinstance(exc, (EngineNotConfigured, GameAborted)):
+        return LostGame(game, str(exc))
+    return LostGame(game, f"{name}: {exc}")
