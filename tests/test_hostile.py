@@ -205,23 +205,29 @@ async def test_bestmove_without_go_or_a_second_bestmove_is_an_engine_error(
 
 
 @pytest.mark.parametrize(
-    ("fault", "args", "detail", "turns"),
+    ("fault", "args", "detail", "turns", "starts"),
     [
-        ("malformed", (), "malformed 'b3-b9+c4'", 2),
-        ("illegal", (), "'a1-a2+a3'", 2),
-        ("wrong-phase", (), "'a1,e5'", 2),  # a placement in the play phase
-        ("wrong-phase", ("at=1",), "'b3-b4+c5'", 0),  # a move as the first placement
-        ("badbytes", (), "bestmove turn is not printable ASCII: 'bestmove b3\ufffd\ufffd,d3'", 2),
-        ("control", (), "bestmove turn is not printable ASCII: 'bestmove a2-b3+b4\\x07'", 2),
+        # a turn the rules refuse: the engine is still in step with the protocol, so it is reused
+        ("malformed", (), "malformed 'b3-b9+c4'", 2, 1),
+        ("illegal", (), "'a1-a2+a3'", 2, 1),
+        ("wrong-phase", (), "'a1,e5'", 2, 1),  # a placement in the play phase
+        ("wrong-phase", ("at=1",), "'b3-b4+c5'", 0, None),  # a move as the first placement
+        # a bestmove line the codec refuses: the connection is in ERROR, so it is restarted
+        ("badbytes", (), "bestmove turn is not printable ASCII: 'bestmove b3\ufffd\ufffd,d3'", 2, 2),
+        ("control", (), "bestmove turn is not printable ASCII: 'bestmove a2-b3+b4\\x07'", 2, 2),
     ],
 )
 async def test_bad_turns_lose_as_illegal_with_the_turn_quoted(
-    tmp_path: Path, fault: str, args: tuple[str, ...], detail: str, turns: int
+    tmp_path: Path, fault: str, args: tuple[str, ...], detail: str, turns: int, starts: int | None
 ) -> None:
     h = Hostile(tmp_path, fault, *args)
-    summary, _ = await match(h.spec, games=1)
-    assert losses(summary) == [("illegal", detail)]
+    games = 1 if starts is None else 2  # at=1 fires once per process
+    summary, _ = await match(h.spec, games=games)
+    assert losses(summary)[0] == ("illegal", detail)
+    assert [t for t, _ in losses(summary)] == ["illegal"] * games
     assert len(summary.records[0].turns) == turns
+    if starts is not None:
+        assert h.starts == starts
     assert_clean(h)
 
 
