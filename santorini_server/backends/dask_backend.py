@@ -69,6 +69,10 @@ class DaskBackendError(Exception):
     """A one-line reason the Dask backend cannot run (no scheduler, no workers, no engine)."""
 
 
+class _Stopped(Exception):
+    """The connecting thread was told to stop (the tournament was cancelled meanwhile)."""
+
+
 @dataclass
 class _Session:
     client: Client
@@ -114,9 +118,7 @@ class DaskBackend:
         async with results:
             if not games:
                 return
-            # not abandoned on cancel: a Ctrl-C during start-up waits for the (bounded) connect,
-            # so the cluster it started is always closed below
-            session = await trio.to_thread.run_sync(self._connect)
+            session = await self._connect_interruptibly()
             token = trio.lowlevel.current_trio_token()
             finished = False
             try:
@@ -127,9 +129,46 @@ class DaskBackend:
                 with trio.CancelScope(shield=True), trio.move_on_after(CLOSE_TIMEOUT):
                     await trio.to_thread.run_sync(self._close, session, not finished, abandon_on_cancel=True)
 
+    async def _connect_interruptibly(self) -> _Session:
+        """Connect in a thread; on Ctrl-C tell it to stop and wait (bounded) for it to clean up."""
+        stop, finished = threading.Event(), threading.Event()
+        try:
+            return await trio.to_thread.run_sync(self._connect, stop, finished, abandon_on_cancel=True)
+        except trio.Cancelled:
+            stop.set()
+            with trio.CancelScope(shield=True), trio.move_on_after(CLOSE_TIMEOUT):
+                await trio.to_thread.run_sync(finished.wait, abandon_on_cancel=True)
+            raise
+
     # -- threads -------------------------------------------------------------------------------
 
-    def _connect(self) -> _Session:
+    def _connect(self, stop: threading.Event, finished: threading.Event) -> _Session:
+        """Start or reach the cluster; checks ``stop`` between steps (closing what it started)."""
+        try:
+            session = self._connect_steps(stop)
+        except BaseException:
+            finished.set()
+            raise
+        if stop.is_set():  # cancelled while the last step ran: nobody will close this session
+            self._close(session, aborted=True)
+            finished.set()
+            raise _Stopped()
+        finished.set()
+        return session
+
+    def _wait_for_workers(self, client: Client, n: int, stop: threading.Event) -> None:
+        deadline = time.monotonic() + self.workers_timeout
+        while True:
+            if stop.is_set():
+                raise _Stopped()
+            try:
+                client.wait_for_workers(n, timeout=0.25)
+                return
+            except TimeoutError:
+                if time.monotonic() > deadline:
+                    raise
+
+    def _connect_steps(self, stop: threading.Event) -> _Session:
         t0 = time.perf_counter()
         cluster = None
         engines_dir = None
@@ -149,14 +188,14 @@ class DaskBackend:
                     resources={RESOURCE: 1}, env={ENGINES_ENV: path, LOCAL_WORKER_ENV: "1"}, preload=[PRELOAD],
                 )
                 client = Client(cluster, set_as_default=False)
-                client.wait_for_workers(self.config.concurrency, timeout=self.workers_timeout)
+                self._wait_for_workers(client, self.config.concurrency, stop)
             else:
                 try:
                     client = Client(self.address, timeout=self.connect_timeout, set_as_default=False)
                 except (OSError, TimeoutError) as exc:
                     raise DaskBackendError(f"cannot reach the Dask scheduler at {self.address}: {exc}") from None
                 try:
-                    client.wait_for_workers(1, timeout=self.workers_timeout)
+                    self._wait_for_workers(client, 1, stop)
                 except TimeoutError:
                     raise DaskBackendError(
                         f"no workers joined {self.address} within {self.workers_timeout:.0f} s "
