@@ -99,7 +99,7 @@ def test_match_command_stops_with_one_line_when_an_engine_exits_before_seiok(tmp
         capture_output=True, text=True, timeout=60,
     )
     assert proc.returncode == 1
-    assert proc.stderr == "Error: closed its output (exit code 7)\n"
+    assert proc.stderr == "Error: Hostile: closed its output (exit code 7)\n"
     assert "Started game" not in proc.stdout
     assert_clean(h)
 
@@ -112,7 +112,7 @@ async def test_engine_that_never_answers_sei_stops_the_match_after_the_handshake
     t0 = trio.current_time()
     with pytest.raises(EngineFailure) as info:
         await match(h.spec)
-    assert (info.value.kind, info.value.detail) == ("stall", "no seiok within 10 s")
+    assert (info.value.kind, info.value.detail) == ("stall", "Hostile: no seiok within 10 s")
     # 10 s for the handshake; the mute engine obeys quit, so no shutdown grace is used
     assert 10.0 <= trio.current_time() - t0 < 10.5
     assert h.starts == 1

@@ -88,7 +88,11 @@ async def run_match(
         slots = (EngineSlot(nursery, a, io_log), EngineSlot(nursery, b, io_log))
         try:
             for slot in slots:
-                engine = await slot.get()
+                try:
+                    engine = await slot.get()
+                except EngineFailure as exc:  # say which engine, once
+                    detail = exc.detail if slot.spec.name in exc.detail else f"{slot.spec.name}: {exc.detail}"
+                    raise EngineFailure(exc.kind, detail) from None
                 missing = [g for g in config.gods if not engine.supports((g, g))]
                 if missing:
                     raise EngineFailure(
