@@ -65,6 +65,8 @@ __all__ = [
 #: What an engine's stderr says when an allocation failed (Python, C++, C, Rust, Go, the JVM).
 _MEMORY_WORDS = ("memoryerror", "bad_alloc", "out of memory", "cannot allocate memory", "memory allocation", "outofmemory")
 
+_statistics = trio.lowlevel.current_statistics
+
 HANDSHAKE_TIMEOUT = 10.0
 """``sei`` -> ``seiok`` (protocol.md 4.5: "no seiok within start-up timeout (e.g. 10 s)"; fastchess
 uses 10 s)."""
@@ -388,6 +390,11 @@ class Engine:
             if event is NEED_DATA:
                 data = await self.process.receive_some()
                 arrived = trio.current_time()
+                if _statistics().tasks_runnable:
+                    # Other games woke in the same scheduler batch: let them read their clocks
+                    # too before anyone does a turn's work, so a reply is not charged for the
+                    # time other games spent validating theirs (no cost when we run alone).
+                    await trio.lowlevel.cancel_shielded_checkpoint()
                 if self._io_log is not None and data:
                     for line in data.decode("utf-8", "replace").splitlines():
                         self._io_log(self.name, "<<", line)
