@@ -45,7 +45,7 @@ from distributed.client import FutureCancelledError
 
 from ..records import ArchiveError, GameRecord, decode_record
 from ..tournament.config import TournamentConfig
-from ..tournament.runner import LostGame
+from ..tournament.runner import LostGame, game_setup
 from ..tournament.schedule import ScheduledGame
 from .dask_preload import LOCAL_WORKER_ENV
 from .dask_worker import ENGINES_ENV, EngineNotConfigured, GameAborted, GameSpec, engine_names, release_tournament, run_game, spec_text
@@ -239,19 +239,20 @@ class DaskBackend:
     def _game_spec(self, game: ScheduledGame) -> GameSpec:
         config = self.config
         specs = (config.specs[game.player1], config.specs[game.player2])
+        setup = game_setup(config, game)
         return GameSpec(
             tournament=self.run_id,
             number=game.number,
             names=(specs[0].name, specs[1].name),
             options=(specs[0].options, specs[1].options),
             restart=(specs[0].restart, specs[1].restart),
-            gods=game.gods,
-            opening=game.opening,
-            tcs=(specs[0].tc or config.tc, specs[1].tc or config.tc),
-            margins=(specs[0].timemargin_ms, specs[1].timemargin_ms),
-            ping=config.settings.ping,
-            event=config.settings.event,
-            round=str(game.round),
+            gods=setup.gods,
+            opening=setup.opening,
+            tcs=setup.tcs,
+            margins=setup.margins,
+            ping=setup.ping,
+            event=setup.event,
+            round=setup.round,
         )
 
     def _bridge(

@@ -31,16 +31,15 @@ import threading
 import tomllib
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Awaitable, Callable
 
 import trio
 
 from ..records import encode_record
-from ..referee.engine import Engine, EngineFailure
+from ..referee.engine import Engine
 from ..referee.engine_spec import BUNDLED_NAMES, EngineSpec, parse_engine_spec
-from ..referee.game import GameReport, GameSetup, make_record, play_game
-from ..referee.match import EngineSlot
-from ..referee.outcome import Outcome
+from ..referee.game import GameReport, GameSetup
+from ..referee.slots import EnginePool, play_or_forfeit
 from ..referee.timecontrol import TimeControl
 
 __all__ = [
@@ -64,8 +63,6 @@ ENGINES_ENV = "SANTORINI_ENGINES"
 ABORT_POLL = 0.5
 #: Idle engines (no game for this long) are closed: a coordinator that died cannot release them.
 IDLE_CLOSE = 30.0
-#: Engines one game's set keeps running (the two of its current game), as in the local backend.
-ENGINES_PER_SET = 2
 #: Bound on waiting for an aborted game to close its engines (the process layer's own
 #: quit/TERM/KILL sequence is bounded well below this).
 ABORT_WAIT = 20.0
@@ -182,30 +179,13 @@ def spec_text(spec: EngineSpec) -> str:
 # --- the engine host ------------------------------------------------------------------------------
 
 
-class _EngineSet:
-    """Engines one game at a time plays with (an LRU of two), kept between games."""
+class _EngineSet(EnginePool):
+    """The engines one game plays with, kept for the next game of the same tournament."""
 
-    def __init__(self, tournament: str) -> None:
+    def __init__(self, nursery: trio.Nursery, tournament: str) -> None:
+        super().__init__(nursery)
         self.tournament = tournament
-        self.slots: dict[str, EngineSlot] = {}
         self.idle_since = trio.current_time()
-
-    async def get(self, nursery: trio.Nursery, spec: EngineSpec, keep: set[str]) -> Engine:
-        slot = self.slots.pop(spec.name, None)
-        if slot is not None and slot.spec != spec:  # same name, other settings: a fresh engine
-            await slot.aclose()
-            slot = None
-        while slot is None and len(self.slots) >= ENGINES_PER_SET:
-            victim = next(n for n in self.slots if n not in keep)
-            await self.slots.pop(victim).aclose()
-        self.slots[spec.name] = slot or EngineSlot(nursery, spec, None)
-        return await self.slots[spec.name].get()
-
-    async def aclose(self) -> None:
-        with trio.CancelScope(shield=True):
-            for slot in self.slots.values():
-                await slot.aclose()
-            self.slots.clear()
 
 
 class EngineHost:
@@ -247,7 +227,8 @@ class EngineHost:
     def _take(self, tournament: str, names: tuple[str, str]) -> _EngineSet:
         candidates = [e for e in self._free if e.tournament == tournament]
         if not candidates:
-            return _EngineSet(tournament)
+            assert self._nursery is not None
+            return _EngineSet(self._nursery, tournament)
         best = max(candidates, key=lambda e: len(set(names) & set(e.slots)))
         self._free.remove(best)
         return best
@@ -260,7 +241,7 @@ class EngineHost:
         report: GameReport | None = None
         try:
             with scope:
-                report = await _play_with(self._nursery, engines, spec)
+                report = await _play_with(engines, spec)
         except Exception as exc:  # a bug must reach the coordinator, not kill the host
             await engines.aclose()
             result.set_exception(exc)
@@ -315,18 +296,16 @@ class EngineHost:
             self._thread.join(timeout)
 
 
-async def _play_with(nursery: trio.Nursery, engines: _EngineSet, spec: GameSpec) -> GameReport:
-    setup = spec.setup()
-    started: list[Engine] = []
-    for side in (0, 1):
-        try:
+async def _play_with(engines: _EngineSet, spec: GameSpec) -> GameReport:
+    keep = set(spec.names)
+
+    def getter(side: int) -> Callable[[], Awaitable[Engine]]:
+        async def get() -> Engine:
             engine_spec = resolve_engine(spec.names[side], spec.options[side], spec.restart[side])
-            engine_spec = replace(engine_spec, name=spec.names[side])
-            started.append(await engines.get(nursery, engine_spec, set(spec.names)))
-        except EngineFailure as failure:  # as in the local backend: that side loses the game
-            outcome = Outcome(2 - side, failure.kind, failure.detail)
-            return GameReport(outcome, make_record(setup, spec.names, outcome), spec.opening or "")
-    return await play_game((started[0], started[1]), setup)
+            return await engines.get(replace(engine_spec, name=spec.names[side]), keep)
+        return get
+
+    return await play_or_forfeit((getter(0), getter(1)), spec.setup(), spec.names)
 
 
 _host: EngineHost | None = None

@@ -15,6 +15,7 @@ from __future__ import annotations
 import datetime
 import math
 from dataclasses import dataclass, field
+from typing import Any
 
 import trio
 
@@ -25,6 +26,7 @@ from ..rules import Position, ruleset_of
 from ..sei import Go, Info
 from ..sei import Position as PositionCommand
 from .engine import Engine, EngineFailure
+from .engine_spec import EngineSpec
 from .outcome import Outcome
 from .timecontrol import Clock, TimeControl
 
@@ -49,6 +51,15 @@ class GameSetup:
     site: str = "local"
     round: str = "1"
     game_number: int | None = None
+
+    @classmethod
+    def for_specs(cls, specs: tuple[EngineSpec, EngineSpec], tc: TimeControl, **fields: Any) -> "GameSetup":
+        """A setup where each engine's own ``tc=``/``timemargin=`` overrides the game's ``tc``."""
+        return cls(
+            tcs=(specs[0].tc or tc, specs[1].tc or tc),
+            margins=(specs[0].timemargin_ms, specs[1].timemargin_ms),
+            **fields,
+        )
 
 
 @dataclass

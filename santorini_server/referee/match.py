@@ -17,11 +17,12 @@ from ..records import GameRecord, SgnWriter
 from ..stats.standings import format_score_line
 from .engine import Engine, EngineFailure
 from .engine_spec import EngineSpec
-from .game import GameReport, GameSetup, make_record, play_game
+from .game import GameReport, GameSetup
+from .slots import EngineSlot, play_or_forfeit
 from .outcome import Outcome
 from .timecontrol import TimeControl
 
-__all__ = ["MatchConfig", "MatchSummary", "run_match", "EngineSlot"]
+__all__ = ["MatchConfig", "MatchSummary", "run_match"]
 
 
 @dataclass(frozen=True)
@@ -40,32 +41,6 @@ class MatchSummary:
     wins: list[int] = field(default_factory=lambda: [0, 0])
     aborted: int = 0
     records: list[GameRecord] = field(default_factory=list)
-
-
-class EngineSlot:
-    """Keeps one engine running across games, restarting it when it is broken or asked to."""
-
-    def __init__(self, nursery: trio.Nursery, spec: EngineSpec, io_log: Callable[[str, str, str], None] | None) -> None:
-        self.nursery = nursery
-        self.spec = spec
-        self.io_log = io_log
-        self.engine: Engine | None = None
-        self.restarts = 0
-
-    async def get(self) -> Engine:
-        """A healthy engine for the next game (raises EngineFailure if it cannot be started)."""
-        if self.engine is not None and (self.engine.broken or self.spec.restart):
-            await self.engine.aclose()
-            self.engine = None
-            self.restarts += 1
-        if self.engine is None:
-            self.engine = await Engine.start(self.nursery, self.spec, io_log=self.io_log)
-        return self.engine
-
-    async def aclose(self) -> None:
-        if self.engine is not None:
-            await self.engine.aclose()
-            self.engine = None
 
 
 async def run_match(
@@ -125,29 +100,10 @@ async def run_match(
     return summary
 
 
-def _setup(config: MatchConfig, specs: tuple[EngineSpec, EngineSpec], number: int) -> GameSetup:
-    return GameSetup(
-        gods=config.gods,
-        opening=config.opening,
-        tcs=(specs[0].tc or config.tc, specs[1].tc or config.tc),
-        margins=(specs[0].timemargin_ms, specs[1].timemargin_ms),
-        ping=config.ping,
-        event=config.event,
-        round=str(number),
-        game_number=number,
-    )
-
-
 async def _play_one(config: MatchConfig, slots: tuple[EngineSlot, EngineSlot], order: tuple[int, int], number: int) -> GameReport:
     specs = (slots[order[0]].spec, slots[order[1]].spec)
-    setup = _setup(config, specs, number)
-    engines: list[Engine] = []
-    for side, index in enumerate(order):
-        try:
-            engines.append(await slots[index].get())
-        except EngineFailure as failure:
-            # the engine could not be (re)started: it loses this game, the match goes on
-            outcome = Outcome(2 - side, failure.kind, failure.detail)
-            record = make_record(setup, (specs[0].name, specs[1].name), outcome)
-            return GameReport(outcome, record, config.opening or "")
-    return await play_game((engines[0], engines[1]), setup)
+    setup = GameSetup.for_specs(
+        specs, config.tc, gods=config.gods, opening=config.opening, ping=config.ping,
+        event=config.event, round=str(number), game_number=number,
+    )
+    return await play_or_forfeit((slots[order[0]].get, slots[order[1]].get), setup, (specs[0].name, specs[1].name))

@@ -15,15 +15,15 @@ from __future__ import annotations
 import signal
 import time
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Callable, Protocol
 
 import trio
 
 from ..records import GameRecord
-from ..referee.engine import Engine, EngineFailure
-from ..referee.game import GameReport, GameSetup, make_record, play_game
-from ..referee.match import EngineSlot
+from ..referee.game import GameSetup
 from ..referee.outcome import Outcome
+from ..referee.slots import EnginePool, play_or_forfeit
 from ..stats.sprt import SprtStatus, format_llr_line, format_sprt_result, llr_pentanomial, sprt_status
 from ..stats.standings import Standings
 from .config import TournamentConfig
@@ -31,12 +31,6 @@ from .output import TournamentFiles
 from .schedule import ScheduledGame
 
 __all__ = ["run_tournament", "TournamentResult", "Interrupted", "Backend", "LocalBackend", "LostGame"]
-
-#: Engines a worker keeps running between games (the two of its current game): enough for
-#: round-robins where consecutive games share an engine, without one process per engine per
-#: worker in big fields.
-ENGINES_PER_WORKER = 2
-
 
 class Interrupted(Exception):
     """Ctrl-C or SIGTERM: the tournament stopped early; finished games are saved."""
@@ -83,57 +77,18 @@ class LostGame:
     reason: str
 
 
-class _WorkerEngines:
-    """A worker's small LRU of running engines, keyed by the engine's index in the field."""
-
-    def __init__(self, nursery: trio.Nursery, config: TournamentConfig, io_log: Callable[[str, str, str], None] | None) -> None:
-        self.nursery = nursery
-        self.config = config
-        self.io_log = io_log
-        self.slots: dict[int, EngineSlot] = {}
-
-    async def get(self, index: int, keep: set[int]) -> Engine:
-        if index not in self.slots:
-            while len(self.slots) >= ENGINES_PER_WORKER:
-                victim = next(i for i in self.slots if i not in keep)
-                await self.slots.pop(victim).aclose()
-            self.slots[index] = EngineSlot(self.nursery, self.config.specs[index], self.io_log)
-        else:
-            self.slots[index] = self.slots.pop(index)  # most recently used last
-        return await self.slots[index].get()
-
-    async def aclose(self) -> None:
-        with trio.CancelScope(shield=True):
-            for slot in self.slots.values():
-                await slot.aclose()
-
-
-def _setup(config: TournamentConfig, game: ScheduledGame) -> GameSetup:
-    specs = (config.specs[game.player1], config.specs[game.player2])
-    return GameSetup(
+def game_setup(config: TournamentConfig, game: ScheduledGame) -> GameSetup:
+    """The setup of a scheduled game (every backend plays it the same way)."""
+    return GameSetup.for_specs(
+        (config.specs[game.player1], config.specs[game.player2]),
+        config.tc,
         gods=game.gods,
         opening=game.opening,
-        tcs=(specs[0].tc or config.tc, specs[1].tc or config.tc),
-        margins=(specs[0].timemargin_ms, specs[1].timemargin_ms),
         ping=config.settings.ping,
         event=config.settings.event,
         round=str(game.round),
         game_number=game.number,
     )
-
-
-async def _play(config: TournamentConfig, engines: _WorkerEngines, game: ScheduledGame) -> GameReport:
-    setup = _setup(config, game)
-    players = (game.player1, game.player2)
-    started: list[Engine] = []
-    for side, index in enumerate(players):
-        try:
-            started.append(await engines.get(index, set(players)))
-        except EngineFailure as failure:
-            outcome = Outcome(2 - side, failure.kind, failure.detail)
-            names = (config.specs[game.player1].name, config.specs[game.player2].name)
-            return GameReport(outcome, make_record(setup, names, outcome), game.opening or "")
-    return await play_game((started[0], started[1]), setup)
 
 
 class LocalBackend:
@@ -160,14 +115,20 @@ class LocalBackend:
 
             async def worker(recv: trio.MemoryReceiveChannel[ScheduledGame], send: trio.MemorySendChannel[GameRecord | LostGame]) -> None:
                 async with recv, send, trio.open_nursery() as engine_nursery:
-                    engines = _WorkerEngines(engine_nursery, config, self.io_log)
+                    pool = EnginePool(engine_nursery, self.io_log)
                     try:
                         async for game in recv:
                             started(game)
-                            report = await _play(config, engines, game)
+                            specs = (config.specs[game.player1], config.specs[game.player2])
+                            keep = {specs[0].name, specs[1].name}
+                            report = await play_or_forfeit(
+                                (partial(pool.get, specs[0], keep), partial(pool.get, specs[1], keep)),
+                                game_setup(config, game),
+                                (specs[0].name, specs[1].name),
+                            )
                             await send.send(report.record)
                     finally:
-                        await engines.aclose()
+                        await pool.aclose()
 
             nursery.start_soon(feeder)
             async with results, games_recv:
