@@ -22,7 +22,9 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -36,6 +38,19 @@ from santorini_server.referee.engine_spec import EngineSpec
 from santorini_server.rules import Position
 
 CANNED = Path(__file__).resolve().parent / "canned_engine.py"
+CANNED_C = Path(__file__).resolve().parent / "canned_engine.c"
+
+
+def canned_argv(script: Path, kind: str = "c", *extra: str) -> list[str]:
+    """The canned engine's command: the C build (compiled on first use) or the Python script.
+
+    The C one costs the engine microseconds per turn, so a benchmark measures the referee."""
+    if kind == "c" and not extra and shutil.which("cc"):
+        binary = script.parent / "canned_engine"
+        if not binary.exists():
+            subprocess.run(["cc", "-O2", "-o", str(binary), str(CANNED_C)], check=True)
+        return [str(binary), str(script)]
+    return [sys.executable, "-S", str(CANNED), str(script), *extra]
 
 
 def make_script(path: Path) -> int:
@@ -55,13 +70,16 @@ def make_script(path: Path) -> int:
     return len(turns)
 
 
+KIND = "c"
+
+
 def spec(script: Path, name: str, *extra: str) -> EngineSpec:
-    return EngineSpec(name=name, argv=(sys.executable, "-S", str(CANNED), str(script), *extra))
+    return EngineSpec(name=name, argv=tuple(canned_argv(script, KIND, *extra)))
 
 
 async def floor(script: Path, rounds: int) -> list[float]:
     times = []
-    async with open_engine_process([sys.executable, "-S", str(CANNED), str(script)]) as proc:
+    async with open_engine_process(canned_argv(script, KIND)) as proc:
         await proc.send_all(b"position startpos\n")
         for _ in range(rounds):
             start = trio.current_time()
@@ -96,18 +114,29 @@ async def referee(script: Path, games: int) -> tuple[list[float], float, int]:
 
 
 async def clock_accuracy(script: Path, games: int, sleep_ms: float) -> list[float]:
+    """Charged minus really spent, in ms, per turn: the referee's unrounded stopwatch
+    (``Reply.elapsed``, what the clock is charged) against the engine's own measurement."""
     errors: list[float] = []
-    async with trio.open_nursery() as nursery:
-        a = await Engine.start(nursery, spec(script, "A", str(sleep_ms)))
-        b = await Engine.start(nursery, spec(script, "B", str(sleep_ms)))
-        tc = parse_tc("600+1")
-        for _ in range(games):
-            report = await play_game((a, b), GameSetup(tcs=(tc, tc)))
-            for t in report.record.turns:
-                # charged (ms, rounded) minus really spent (us, reported by the engine)
-                errors.append((t.time_ms or 0) - (t.nodes or 0) / 1000)
-        await a.aclose()
-        await b.aclose()
+    original = Engine.think
+
+    async def think(self: Engine, *args: object, **kwargs: object):  # type: ignore[no-untyped-def]
+        reply = await original(self, *args, **kwargs)  # type: ignore[arg-type]
+        if reply.info is not None and reply.info.nodes is not None:
+            errors.append(reply.elapsed * 1000 - reply.info.nodes / 1000)
+        return reply
+
+    Engine.think = think  # type: ignore[method-assign]
+    try:
+        async with trio.open_nursery() as nursery:
+            a = await Engine.start(nursery, EngineSpec(name="A", argv=tuple(canned_argv(script, "python", str(sleep_ms)))))
+            b = await Engine.start(nursery, EngineSpec(name="B", argv=tuple(canned_argv(script, "python", str(sleep_ms)))))
+            tc = parse_tc("600+1")
+            for _ in range(games):
+                await play_game((a, b), GameSetup(tcs=(tc, tc)))
+            await a.aclose()
+            await b.aclose()
+    finally:
+        Engine.think = original  # type: ignore[method-assign]
     return errors
 
 
@@ -116,13 +145,16 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=20)
     parser.add_argument("--pin", action="store_true", help="pin this process and the engines to core 0")
     parser.add_argument("--sleep-ms", type=float, default=20.0)
+    parser.add_argument("--engine", choices=["c", "python"], default="c", help="the canned engine's language (default c)")
     args = parser.parse_args()
+    global KIND
+    KIND = args.engine
     if args.pin:
         os.sched_setaffinity(0, {0})
     with tempfile.TemporaryDirectory() as tmp:
         script = Path(tmp) / "game.txt"
         turns = make_script(script)
-        print(f"script: a {turns}-turn game; {args.games} games; {'pinned to core 0' if args.pin else 'unpinned'}")
+        print(f"script: a {turns}-turn game; {args.games} games; {args.engine} canned engines; {'pinned to core 0' if args.pin else 'unpinned'}")
         # interleaved chunks, so a change in machine load hits both sides alike
         f: list[float] = []
         per_turn: list[float] = []

@@ -39,11 +39,9 @@ def rss_kb() -> int:
     return 0
 
 
-def settings(script: Path, games: int, concurrency: int, sleep_ms: int = 0) -> Settings:
-    import sys
-
-    extra = f" arg={sleep_ms}" if sleep_ms else ""
-    engine = f"cmd={sys.executable} arg=-S arg={CANNED} arg={script}{extra}"
+def settings(script: Path, games: int, concurrency: int, sleep_ms: int = 0, kind: str = "c") -> Settings:
+    argv = bench_referee.canned_argv(script, kind, *([str(sleep_ms)] if sleep_ms else []))
+    engine = "cmd=" + " arg=".join(argv)
     return Settings(
         engines=[engine + " name=A", engine + " name=B"],
         games=games,
@@ -53,8 +51,16 @@ def settings(script: Path, games: int, concurrency: int, sleep_ms: int = 0) -> S
     )
 
 
+BACKEND = "local"
+
+
 async def run(config: TournamentConfig, out: Path, sample: list[int] | None = None) -> tuple[float, float, int]:
     files = TournamentFiles(out)
+    backend = None
+    if BACKEND == "dask":
+        from santorini_server.backends.dask_backend import DaskBackend
+
+        backend = DaskBackend(config, None)
     wall0, cpu0 = time.perf_counter(), time.process_time()
     async with trio.open_nursery() as nursery:
         if sample is not None:
@@ -63,7 +69,7 @@ async def run(config: TournamentConfig, out: Path, sample: list[int] | None = No
                     sample.append(rss_kb())
                     await trio.sleep(0.05)
             nursery.start_soon(sampler)
-        result = await run_tournament(config, files, emit=lambda line: None)
+        result = await run_tournament(config, files, backend=backend, emit=lambda line: None)
         nursery.cancel_scope.cancel()
     files.close()
     turns = sum(len(r.turns) for r in result.records)
@@ -73,19 +79,26 @@ async def run(config: TournamentConfig, out: Path, sample: list[int] | None = No
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=40)
+    parser.add_argument("--engine", choices=["c", "python"], default="c", help="the canned engine's language (default c)")
+    parser.add_argument("--backend", choices=["local", "dask"], default="local")
+    parser.add_argument("--no-memory", action="store_true", help="skip the concurrency-64 memory measurement")
     args = parser.parse_args()
+    global BACKEND
+    BACKEND = args.backend
     with tempfile.TemporaryDirectory() as tmp:
         script = Path(tmp) / "game.txt"
         n = bench_referee.make_script(script)
-        print(f"canned game of {n} turns; {args.games} games per run")
+        print(f"canned game of {n} turns; {args.games} games per run; {args.engine} canned engines; {args.backend} backend")
         base = None
         for concurrency in (1, 2, 8):
-            config = TournamentConfig.from_settings(settings(script, args.games, concurrency))
+            config = TournamentConfig.from_settings(settings(script, args.games, concurrency, kind=args.engine))
             wall, cpu, turns = trio.run(run, config, Path(tmp) / f"c{concurrency}")
             rate = turns / wall
             base = base or rate
             print(f"concurrency {concurrency}: {rate:8.0f} turns/s  referee CPU {cpu / turns * 1e6:6.1f} us/turn  "
                   f"scaling {rate / base:4.2f}x of concurrency 1")
+        if args.no_memory:
+            return
         mems = {}
         for concurrency in (1, 64):
             config = TournamentConfig.from_settings(settings(script, 128 if concurrency > 1 else 2, concurrency, sleep_ms=20))

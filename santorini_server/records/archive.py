@@ -325,8 +325,12 @@ def _fsync_dir(path: str) -> None:
 class _Appender:
     """An append-only file: one ``write`` per record, then ``fsync``; exclusive while open."""
 
-    def __init__(self, path: str | os.PathLike[str]) -> None:
+    def __init__(self, path: str | os.PathLike[str], *, durable: bool = True) -> None:
+        """``durable=False`` skips the fsync after each append: for files that are rebuilt from
+        a durable one after a crash (the tournament's SGN and JSON Lines are rebuilt from its
+        archive), where an fsync per game would only cost time."""
         self.path = os.fspath(path)
+        self.durable = durable
         existed = os.path.exists(self.path)
         self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, 0o644)
         self._lock = threading.Lock()
@@ -371,7 +375,8 @@ class _Appender:
                 while view:
                     written = os.write(self._fd, view)
                     view = view[written:]
-                os.fsync(self._fd)
+                if self.durable:
+                    os.fsync(self._fd)
             except BaseException:
                 try:
                     self._truncate(offset)

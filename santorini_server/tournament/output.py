@@ -1,9 +1,10 @@
 """The tournament folder: the archive (source of truth), SGN and JSON Lines (derived), settings.
 
 Theory of operation.  ``games.msgpack`` is the record of what finished: a game counts only once
-its frame is fsync'd there.  ``games.sgn`` and ``results.jsonl`` are written right after, for
-people and scripts; if the referee dies between the writes they can lag the archive by a game,
-so on resume they are rebuilt from the archive (written to a temporary file, fsync'd, renamed),
+its frame is fsync'd there.  ``games.sgn`` and ``results.jsonl`` are written right after (not
+fsync'd: an fsync per file per game would cost throughput for nothing), for people and scripts;
+if the referee or the machine dies they can lag the archive or lose a tail, so on resume they
+are rebuilt from the archive (written to a temporary file, fsync'd, renamed),
 which keeps every finished game exactly once in every file.  All writes happen in a worker
 thread: an fsync must never stall the event loop that times the engines.
 """
@@ -49,8 +50,9 @@ class TournamentFiles:
         self._archive = ArchiveWriter(archive_path)
         self._rebuild(SGN, records, SgnWriter)
         self._rebuild(RESULTS, records, ResultsWriter)
-        self._sgn = SgnWriter(self.directory / SGN)
-        self._results = ResultsWriter(self.directory / RESULTS)
+        # the derived files are rebuilt from the archive on resume: no fsync per game for them
+        self._sgn = SgnWriter(self.directory / SGN, durable=False)
+        self._results = ResultsWriter(self.directory / RESULTS, durable=False)
         return records, damage
 
     def _rebuild(self, name: str, records: list[GameRecord], writer_type: type) -> None:
