@@ -61,6 +61,12 @@ async def run(config: TournamentConfig, out: Path, sample: list[int] | None = No
         from santorini_server.backends.dask_backend import DaskBackend
 
         backend = DaskBackend(config, None)
+    elif BACKEND == "processes" and config.concurrency > 1:
+        import os
+
+        from santorini_server.tournament.pool import ProcessPoolBackend
+
+        backend = ProcessPoolBackend(config, min(config.concurrency, os.cpu_count() or 1))
     wall0, cpu0 = time.perf_counter(), time.process_time()
     async with trio.open_nursery() as nursery:
         if sample is not None:
@@ -80,7 +86,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=40)
     parser.add_argument("--engine", choices=["c", "python"], default="c", help="the canned engine's language (default c)")
-    parser.add_argument("--backend", choices=["local", "dask"], default="local")
+    parser.add_argument("--backend", choices=["local", "processes", "dask"], default="processes",
+                        help="local: one referee process; processes: one per core (the CLI default); dask: a local cluster")
     parser.add_argument("--no-memory", action="store_true", help="skip the concurrency-64 memory measurement")
     args = parser.parse_args()
     global BACKEND

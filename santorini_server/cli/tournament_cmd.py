@@ -17,6 +17,7 @@ from ..records import RecordError
 from ..referee.iolog import make_io_log
 from ..tournament.config import Settings, TournamentConfig, load_settings, load_toml, read_openings, save_settings
 from ..tournament.output import TournamentFiles
+from ..tournament.pool import ProcessPoolBackend
 from ..tournament.runner import Interrupted, run_tournament, standings_block
 
 __all__ = ["tournament"]
@@ -136,6 +137,7 @@ def _check_limits(concurrency: int, force: bool) -> None:
 @click.option("--backend", type=click.Choice(["local", "dask"]), default="local", show_default=True,
               help="Where games run: this process, or Dask workers (a local cluster, or --address).")
 @click.option("--address", metavar="tcp://HOST:PORT", help="With --backend dask: the scheduler of `santorini scheduler`.")
+@click.option("--processes", type=click.IntRange(min=1), help="Local backend: referee processes sharing the games (default: one per core, at most --concurrency; 1 with --debug).")
 def tournament(
     engines: tuple[str, ...],
     each: str | None,
@@ -159,6 +161,7 @@ def tournament(
     event: str | None,
     debug: bool,
     backend: str,
+    processes: int | None,
     address: str | None,
 ) -> None:
     """Run a tournament and print live results, standings and a crosstable.
@@ -182,7 +185,7 @@ def tournament(
         raise click.UsageError(f"bad --address {address!r}: expected tcp://HOST:PORT")
     try:
         if resume_dir is not None:
-            given = [n for n, v in locals().items() if n not in ("resume_dir", "force_concurrency", "debug", "concurrency", "backend", "address") and v not in (None, (), False)]
+            given = [n for n, v in locals().items() if n not in ("resume_dir", "force_concurrency", "debug", "concurrency", "backend", "address", "processes") and v not in (None, (), False)]
             if given:
                 raise click.UsageError(f"--resume takes the settings from {resume_dir}; do not also give {', '.join('--' + g.replace('_', '-') for g in given)}")
             settings = load_settings(resume_dir)
@@ -221,7 +224,11 @@ def tournament(
         raise click.ClickException(str(exc)) from None
     if address is None:  # games on this machine: its limits and cores apply
         _check_limits(config.concurrency, force_concurrency)
-    executor = _dask_backend(config, address) if backend == "dask" else None
+    if backend == "dask":
+        executor = _dask_backend(config, address)
+    else:
+        count = processes or (1 if debug else min(config.concurrency, os.cpu_count() or 1))
+        executor = ProcessPoolBackend(config, count) if count > 1 else None
     try:
         directory.mkdir(parents=True, exist_ok=True)
         save_settings(directory, settings)
@@ -240,7 +247,7 @@ def tournament(
     except Interrupted as stop:
         console.done()
         click.echo(f"Interrupted ({stop.signame}): engines stopped, finished games saved in {directory}", err=True)
-        again = "" if executor is None else " --backend dask" + (f" --address {address}" if address else "")
+        again = "" if backend != "dask" else " --backend dask" + (f" --address {address}" if address else "")
         click.echo(f"Resume with: santorini tournament --resume {directory}{again}", err=True)
         sys.exit(130 if stop.signame == "SIGINT" else 143)
     except (OSError, RecordError) as exc:

@@ -356,6 +356,12 @@ class EngineProcess:
                 status = await self.wait()
             raise EngineGone(status) from exc
 
+    async def close_input(self) -> None:
+        """Close the engine's stdin (EOF), leaving it running: for a child that finishes its
+        work and exits on EOF.  Idempotent."""
+        assert self._proc.stdin is not None
+        await self._proc.stdin.aclose()
+
     def send_nowait(self, data: bytes) -> int:
         """Write as much of ``data`` as the pipe takes right now, without a checkpoint.
 

@@ -104,7 +104,6 @@ class LocalBackend:
         results: trio.MemorySendChannel[GameRecord | LostGame],
         started: Callable[[ScheduledGame], None],
     ) -> None:
-        config = self.config
         async with trio.open_nursery() as nursery:
             games_send, games_recv = trio.open_memory_channel[ScheduledGame](0)
 
@@ -113,27 +112,39 @@ class LocalBackend:
                     for game in games:
                         await games_send.send(game)
 
-            async def worker(recv: trio.MemoryReceiveChannel[ScheduledGame], send: trio.MemorySendChannel[GameRecord | LostGame]) -> None:
-                async with recv, send, trio.open_nursery() as engine_nursery:
-                    pool = EnginePool(engine_nursery, self.io_log)
-                    try:
-                        async for game in recv:
-                            started(game)
-                            specs = (config.specs[game.player1], config.specs[game.player2])
-                            keep = {specs[0].name, specs[1].name}
-                            report = await play_or_forfeit(
-                                (partial(pool.get, specs[0], keep), partial(pool.get, specs[1], keep)),
-                                game_setup(config, game),
-                                (specs[0].name, specs[1].name),
-                            )
-                            await send.send(report.record)
-                    finally:
-                        await pool.aclose()
-
             nursery.start_soon(feeder)
-            async with results, games_recv:
-                for _ in range(min(config.concurrency, len(games))):
-                    nursery.start_soon(worker, games_recv.clone(), results.clone())
+            await self.serve(games_recv, results, started, min(self.config.concurrency, len(games)))
+
+    async def serve(
+        self,
+        games: trio.MemoryReceiveChannel[ScheduledGame],
+        results: trio.MemorySendChannel[GameRecord | LostGame],
+        started: Callable[[ScheduledGame], None],
+        workers: int,
+    ) -> None:
+        """Play games from ``games`` with ``workers`` parallel workers until it is closed."""
+        config = self.config
+
+        async def worker(recv: trio.MemoryReceiveChannel[ScheduledGame], send: trio.MemorySendChannel[GameRecord | LostGame]) -> None:
+            async with recv, send, trio.open_nursery() as engine_nursery:
+                pool = EnginePool(engine_nursery, self.io_log)
+                try:
+                    async for game in recv:
+                        started(game)
+                        specs = (config.specs[game.player1], config.specs[game.player2])
+                        keep = {specs[0].name, specs[1].name}
+                        report = await play_or_forfeit(
+                            (partial(pool.get, specs[0], keep), partial(pool.get, specs[1], keep)),
+                            game_setup(config, game),
+                            (specs[0].name, specs[1].name),
+                        )
+                        await send.send(report.record)
+                finally:
+                    await pool.aclose()
+
+        async with trio.open_nursery() as nursery, results, games:
+            for _ in range(workers):
+                nursery.start_soon(worker, games.clone(), results.clone())
 
 
 async def run_tournament(

@@ -1,0 +1,203 @@
+"""Games over several referee processes on this machine: the local backend, one per core.
+
+Theory of operation.  One trio process referees a few thousand turns a second; with fast
+engines the referee itself becomes the bottleneck of a parallel tournament.  This backend
+starts ``processes`` worker processes (``python -m santorini_server.tournament.pool_worker``)
+under the process layer's guard, so they die with the coordinator even on ``kill -9`` (and
+their engines with them: each engine's own guard holds a lifeline from its worker).  Each worker
+rebuilds the same :class:`TournamentConfig` from the settings (the same parsers, so the same
+schedule) and plays the games the coordinator assigns it with the ordinary local workers
+(:meth:`LocalBackend.serve`).  The wire is a line protocol on the worker's stdin/stdout:
+
+======================  ================================================================
+coordinator -> worker   first line: JSON ``{"settings": ..., "workers": k}``; then
+                        ``play N`` per assigned game; EOF = stop
+worker -> coordinator   ``started N`` when a game starts; ``record LEN`` then LEN bytes of a
+                        msgpack record payload (``records.encode_record``) when it ends
+======================  ================================================================
+
+A worker holds at most ``k`` games at once (its share of ``--concurrency``); games are handed
+out one at a time to whichever worker has room, so the work balances itself.  A worker that
+dies loses the games it held: they come back as :class:`LostGame` (``--resume`` replays them).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from functools import partial
+from typing import Callable
+
+import trio
+
+from ..process import EngineGone, EngineProcess, run_engine
+from ..records import GameRecord, decode_record
+from .config import TournamentConfig
+from .runner import LostGame
+from .schedule import ScheduledGame
+
+__all__ = ["ProcessPoolBackend", "MAX_RECORD_BYTES"]
+
+#: Largest record a worker may send (a game is at most ~100 turns: kilobytes).
+MAX_RECORD_BYTES = 16 * 1024 * 1024
+#: On cancellation, how long a worker gets after EOF before SIGTERM: its games are abandoned
+#: either way, and Ctrl-C must stop the run promptly.
+WORKER_STOP_GRACE = 0.2
+
+
+class _WorkerLink:
+    """The coordinator's end of one worker process: assignment, reading, accounting."""
+
+    def __init__(self, process: EngineProcess, capacity: int, by_number: dict[int, ScheduledGame]) -> None:
+        self.process = process
+        self.room = trio.Semaphore(capacity)
+        self.held: set[int] = set()
+        self.by_number = by_number
+        self.buffer = bytearray()
+        self.dead = False
+
+    async def assign(self, game: ScheduledGame) -> bool:
+        """Hand ``game`` to this worker; False if the worker is gone (the game stays unplayed)."""
+        self.held.add(game.number)
+        try:
+            await self.process.send_all(f"play {game.number}\n".encode())
+        except (EngineGone, trio.BrokenResourceError, trio.ClosedResourceError):
+            self.held.discard(game.number)
+            self.dead = True
+            return False
+        return True
+
+    async def _read_exactly(self, n: int) -> bytes | None:
+        while len(self.buffer) < n:
+            data = await self.process.receive_some()
+            if not data:
+                return None
+            self.buffer += data
+        out = bytes(self.buffer[:n])
+        del self.buffer[:n]
+        return out
+
+    async def _line(self) -> str | None:
+        while b"\n" not in self.buffer:
+            if len(self.buffer) > 4096:
+                raise ValueError("worker sent an overlong control line")
+            data = await self.process.receive_some()
+            if not data:
+                return None
+            self.buffer += data
+        line, _, rest = bytes(self.buffer).partition(b"\n")
+        self.buffer[:] = rest
+        return line.decode("ascii", "replace")
+
+    async def pump(
+        self,
+        results: trio.MemorySendChannel[GameRecord | LostGame],
+        started: Callable[[ScheduledGame], None],
+        on_dead: Callable[["_WorkerLink"], None],
+    ) -> None:
+        """Forward what the worker says until it ends; then report the games it still held."""
+        async with results:
+            try:
+                await self._pump(results, started)
+            finally:
+                self.dead = True
+                on_dead(self)
+
+    async def _pump(
+        self,
+        results: trio.MemorySendChannel[GameRecord | LostGame],
+        started: Callable[[ScheduledGame], None],
+    ) -> None:
+        reason = "the worker process ended"
+        try:
+            while True:
+                line = await self._line()
+                if line is None:
+                    break
+                word, _, arg = line.partition(" ")
+                if word == "started" and arg.isdigit() and int(arg) in self.by_number:
+                    started(self.by_number[int(arg)])
+                elif word == "record" and arg.isdigit() and int(arg) <= MAX_RECORD_BYTES:
+                    payload = await self._read_exactly(int(arg))
+                    if payload is None:
+                        break
+                    record = decode_record(payload)
+                    self.held.discard(record.game_number or 0)
+                    self.room.release()
+                    await results.send(record)
+                else:
+                    reason = f"the worker process said {line[:80]!r}"
+                    break
+        except ValueError as exc:
+            reason = f"the worker process broke its protocol: {exc}"
+        with trio.CancelScope(shield=True), trio.move_on_after(2):
+            status = await self.process.wait()
+            reason = f"{reason} ({status.describe()})"
+        self.dead = True
+        for number in sorted(self.held):
+            await results.send(LostGame(self.by_number[number], reason))
+        self.held.clear()
+
+
+class ProcessPoolBackend:
+    """The local backend spread over ``processes`` referee processes (see module docstring)."""
+
+    def __init__(self, config: TournamentConfig, processes: int) -> None:
+        if processes < 1:
+            raise ValueError(f"`processes` must be at least 1, got {processes}")
+        self.config = config
+        self.processes = min(processes, config.concurrency)
+
+    async def play(
+        self,
+        games: list[ScheduledGame],
+        results: trio.MemorySendChannel[GameRecord | LostGame],
+        started: Callable[[ScheduledGame], None],
+    ) -> None:
+        config = self.config
+        by_number = {g.number: g for g in config.schedule}
+        shares = [config.concurrency // self.processes + (1 if i < config.concurrency % self.processes else 0) for i in range(self.processes)]
+        async with trio.open_nursery() as nursery, results:
+            links: list[_WorkerLink] = []
+            for share in shares:
+                # on cancellation (Ctrl-C, SPRT stop) the worker gets EOF then SIGTERM at once:
+                # its games are abandoned anyway, and its engines die with it (their guards)
+                process: EngineProcess = await nursery.start(
+                    partial(
+                        run_engine,
+                        [sys.executable, "-m", "santorini_server.tournament.pool_worker"],
+                        quit_bytes=b"",
+                        quit_grace=WORKER_STOP_GRACE,
+                    )
+                )
+                hello = json.dumps({"settings": config.settings.to_json(), "workers": share})
+                await process.send_all(hello.encode() + b"\n")
+                links.append(_WorkerLink(process, share, by_number))
+            async with trio.open_nursery() as pumps:
+                # free slots of live workers; a dying worker also posts itself once, so a
+                # dispatcher waiting here wakes up and sees it dead
+                free_send, free_recv = trio.open_memory_channel[_WorkerLink](sum(shares) + len(links))
+                for link in links:
+                    pumps.start_soon(link.pump, results.clone(), started, free_send.send_nowait)
+
+                async def offer(link: _WorkerLink) -> None:
+                    while True:  # announce each free slot of this worker
+                        await link.room.acquire()
+                        await free_send.send(link)
+
+                async with trio.open_nursery() as offers:
+                    for link in links:
+                        offers.start_soon(offer, link)
+                    for index, game in enumerate(games):
+                        assigned = False
+                        while not assigned and not all(link.dead for link in links):
+                            link = await free_recv.receive()
+                            assigned = not link.dead and await link.assign(game)
+                        if not assigned:  # every worker is gone: nothing left to play on
+                            for lost in games[index:]:
+                                await results.send(LostGame(lost, "every worker process has ended"))
+                            break
+                    offers.cancel_scope.cancel()
+                for link in links:  # no more games: EOF tells each worker to finish and exit
+                    if not link.dead:
+                        await link.process.close_input()

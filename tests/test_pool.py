@@ -1,0 +1,87 @@
+"""The local backend over several referee processes (``--processes``)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import trio
+
+from santorini_server.records import read_archive
+from santorini_server.tournament.config import Settings, TournamentConfig
+from santorini_server.tournament.output import TournamentFiles
+from santorini_server.tournament.pool import ProcessPoolBackend
+from santorini_server.tournament.runner import run_tournament
+
+from .test_tournament import instant, leftovers, numbers
+
+PY = sys.executable
+
+
+def content(directory: Path) -> list[tuple[object, ...]]:
+    records, _ = read_archive(directory / "games.msgpack")
+    return sorted((r.game_number, r.players, r.result, r.termination, tuple(t.turn for t in r.turns)) for r in records)
+
+
+def test_pool_plays_the_same_games_as_one_process(tmp_path: Path) -> None:
+    args = ["tournament", "-e", instant("A"), "-e", instant("B"), "-e", instant("C"), "--tc", "5+0.05", "-j", "2", "--rating-interval", "100"]
+    one = subprocess.run([PY, "-m", "santorini_server.cli", *args, "--processes", "1", "--out", str(tmp_path / "one")], capture_output=True, text=True, timeout=120)
+    two = subprocess.run([PY, "-m", "santorini_server.cli", *args, "--processes", "2", "--out", str(tmp_path / "two")], capture_output=True, text=True, timeout=120)
+    assert one.returncode == 0 and two.returncode == 0, one.stderr + two.stderr
+    assert content(tmp_path / "one") == content(tmp_path / "two")
+    assert len(content(tmp_path / "two")) == 6
+    assert two.stdout.count("Started game") == 6 and two.stdout.count("Finished game") == 6
+
+
+async def test_a_killed_worker_process_loses_only_its_games_which_resume_replays(tmp_path: Path) -> None:
+    marker = f"marker={uuid.uuid4().hex}"
+    settings = Settings(engines=[instant("A", "sleep=20", marker), instant("B", "sleep=20", marker)], rounds=3, tc="10+0.1", concurrency=2, rating_interval=100)
+    config = TournamentConfig.from_settings(settings)
+    files = TournamentFiles(tmp_path / "t")
+    lines: list[str] = []
+    backend = ProcessPoolBackend(config, 2)
+
+    async def killer() -> None:
+        while not any(line.startswith("Finished") for line in lines):
+            await trio.sleep(0.05)
+        workers = [p for p in os.listdir("/proc") if p.isdigit() and _is_pool_worker(p)]
+        assert workers
+        os.kill(int(workers[0]), signal.SIGKILL)
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(killer)
+        result = await run_tournament(config, files, backend=backend, emit=lines.append)
+    files.close()
+    assert result.lost, "the killed worker's games are reported as lost"
+    assert all("worker process ended" in g.reason for g in result.lost)
+    assert any(line.startswith("Lost game") for line in lines)
+    assert len(numbers(tmp_path / "t")) + len(result.lost) == 6
+    # resume plays exactly the lost games
+    files = TournamentFiles(tmp_path / "t")
+    again = await run_tournament(config, files, backend=ProcessPoolBackend(config, 2), emit=lines.append)
+    files.close()
+    assert numbers(tmp_path / "t") == list(range(1, 7)) and not again.lost
+    deadline = time.monotonic() + 5
+    while leftovers(marker) and time.monotonic() < deadline:
+        await trio.sleep(0.05)
+    assert leftovers(marker) == []
+
+
+def _is_pool_worker(pid: str) -> bool:
+    try:
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    is_worker = cmdline.startswith(PY.encode()) or b"python" in cmdline.split(b"\0")[0]
+    return (
+        is_worker
+        and b"santorini_server.tournament.pool_worker" in cmdline
+        and b"guard.py" not in cmdline  # the worker, not its guard
+        and stat.rsplit(")", 1)[1].split()[0] != "Z"
+    )
