@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import os
 import sys
 import tempfile
 import time
@@ -27,6 +28,7 @@ import trio
 import bench_referee  # noqa: E402  (same folder)
 from santorini_server.tournament.config import Settings, TournamentConfig
 from santorini_server.tournament.output import TournamentFiles
+from santorini_server.tournament.pool import ProcessPoolBackend
 from santorini_server.tournament.runner import run_tournament
 
 CANNED = Path(__file__).resolve().parent / "canned_engine.py"
@@ -38,6 +40,8 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, nargs="+", default=[2, 8])
     parser.add_argument("--tc", default="1+0.01")
     parser.add_argument("--fair", default="0.95")
+    parser.add_argument("--backend", choices=["processes", "local"], default="processes",
+                        help="processes: one referee process per core, as the CLI does (default); local: one")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         script = Path(tmp) / "game.txt"
@@ -51,11 +55,13 @@ def main() -> None:
             config = TournamentConfig.from_settings(settings)
             files = TournamentFiles(Path(tmp) / f"c{concurrency}")
             start = time.monotonic()
-            result = trio.run(lambda: run_tournament(config, files, emit=lambda line: None))
+            processes = min(concurrency, os.cpu_count() or 1) if args.backend == "processes" else 1
+            backend = ProcessPoolBackend(config, processes) if processes > 1 else None
+            result = trio.run(lambda: run_tournament(config, files, backend=backend, emit=lambda line: None))
             files.close()
             tags = collections.Counter(r.termination for r in result.records)
             forfeits = [r.termination_detail for r in result.records if r.termination == "time"]
-            print(f"concurrency {concurrency}: {len(result.records)} games of {turns} turns at {args.tc} in "
+            print(f"concurrency {concurrency} ({processes} referee process{'es' if processes > 1 else ''}): {len(result.records)} games of {turns} turns at {args.tc} in "
                   f"{time.monotonic() - start:.0f} s; terminations {dict(tags)}; time forfeits {len(forfeits)}"
                   + (f" ({', '.join(forfeits[:5])})" if forfeits else ""))
 

@@ -32,11 +32,29 @@ import bench_referee  # noqa: E402  (same folder: make_script)
 CANNED = Path(__file__).resolve().parent / "canned_engine.py"
 
 
-def rss_kb() -> int:
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1])
+def _rss_kb(pid: str) -> int:
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    except OSError:
+        pass
     return 0
+
+
+def rss_kb() -> int:
+    """The referee's resident memory: this process plus its referee worker processes (not the
+    engines, not the guards)."""
+    total = _rss_kb("self")
+    for pid in Path("/proc").iterdir():
+        if pid.name.isdigit():
+            try:
+                cmdline = (pid / "cmdline").read_bytes()
+            except OSError:
+                continue
+            if b"santorini_server.tournament.pool_worker" in cmdline and b"guard.py" not in cmdline:
+                total += _rss_kb(pid.name)
+    return total
 
 
 def settings(script: Path, games: int, concurrency: int, sleep_ms: int = 0, kind: str = "c") -> Settings:
@@ -106,7 +124,7 @@ def main() -> None:
                   f"scaling {rate / base:4.2f}x of concurrency 1")
         if args.no_memory:
             return
-        mems = {}
+        mems: dict[int, int] = {}
         for concurrency in (1, 64):
             config = TournamentConfig.from_settings(settings(script, 128 if concurrency > 1 else 2, concurrency, sleep_ms=20))
             samples: list[int] = []
