@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import collections
-import os
 import sys
 import tempfile
 import time
@@ -28,6 +27,7 @@ import trio
 import bench_referee  # noqa: E402  (same folder)
 from santorini_server.tournament.config import Settings, TournamentConfig
 from santorini_server.tournament.output import TournamentFiles
+from santorini_server.cli.tournament_cmd import default_processes
 from santorini_server.tournament.pool import ProcessPoolBackend
 from santorini_server.tournament.runner import run_tournament
 
@@ -41,7 +41,7 @@ def main() -> None:
     parser.add_argument("--tc", default="1+0.01")
     parser.add_argument("--fair", default="0.95")
     parser.add_argument("--backend", choices=["processes", "local"], default="processes",
-                        help="processes: one referee process per core, as the CLI does (default); local: one")
+                        help="processes: referee processes as the CLI chooses them (default); local: one")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         script = Path(tmp) / "game.txt"
@@ -55,7 +55,7 @@ def main() -> None:
             config = TournamentConfig.from_settings(settings)
             files = TournamentFiles(Path(tmp) / f"c{concurrency}")
             start = time.monotonic()
-            processes = min(concurrency, os.cpu_count() or 1) if args.backend == "processes" else 1
+            processes = default_processes(concurrency) if args.backend == "processes" else 1
             backend = ProcessPoolBackend(config, processes) if processes > 1 else None
             result = trio.run(lambda: run_tournament(config, files, backend=backend, emit=lambda line: None))
             files.close()
