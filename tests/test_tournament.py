@@ -225,3 +225,30 @@ def test_ctrl_c_and_sigterm_stop_promptly_save_and_print_the_resume_command(tmp_
     assert leftovers(marker) == []
     finished = stdout.count("Finished game")
     assert len(numbers(out)) == finished
+
+
+def test_progress_bar_with_eta_on_a_terminal(tmp_path: Path) -> None:
+    import pty
+
+    master, slave = pty.openpty()
+    proc = subprocess.Popen(
+        [PY, "-m", "santorini_server.cli", "tournament", "-e", instant("A"), "-e", instant("B"), "--tc", "5+0.05",
+         "--rounds", "2", "--out", str(tmp_path / "t"), "--rating-interval", "100"],
+        stdout=slave, stderr=slave, stdin=subprocess.DEVNULL,
+    )
+    os.close(slave)
+    output = b""
+    while True:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:  # EIO: the child closed the terminal
+            break
+        if not chunk:
+            break
+        output += chunk
+    proc.wait(timeout=60)
+    os.close(master)
+    text = output.decode("utf-8", "replace")
+    assert proc.returncode == 0, text
+    assert "ETA" in text and "4/4 games" in text  # the bar, redrawn up to the last game
+    assert "Finished game 4" in text
