@@ -36,7 +36,7 @@ _CENTRE_BY_BIT = {1 << sq: v for sq, v in enumerate(_CENTRE)}
 #: Chebyshev distance between squares (index by square numbers).
 _DIST = [[max(abs(a // 5 - b // 5), abs(a % 5 - b % 5)) for b in range(25)] for a in range(25)]
 
-# Weights (tuned by engine_duel self-play, see spec_parts/engines.md).
+# Weights (tuned by engine_duel self-play, see SPEC.md, "Bundled engines").
 _HEIGHT = (0, 45, 140, 110)  # worker standing on level 0/1/2/3 (3 only when forced there)
 _MOBILITY = 4  # per free neighbour the worker can step to
 _UP = (10, 22, 0, 0)  # per reachable square one level up, by the worker's level

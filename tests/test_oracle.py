@@ -130,7 +130,7 @@ def test_example_c_prometheus_athena() -> None:
     assert "d4-c5+b5" not in legal and "d4-c4+b5" in legal
 
 
-# --- one legal and one illegal turn per god (spec_parts/rulings-examples.md) ------------------
+# --- one legal and one illegal turn per god (SPEC.md section 1.7) ------------------
 
 RULINGS = [
     # (SPS, a legal turn, a turn not in the canonical legal set: illegal, or a non-canonical

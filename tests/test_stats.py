@@ -677,7 +677,7 @@ def test_spec_example_matches_the_code() -> None:
 
     from santorini_server.stats import PairCounts
 
-    spec = (Path(__file__).resolve().parents[1] / "spec_parts" / "statistics.md").read_text(encoding="utf-8")
+    spec = (Path(__file__).resolve().parents[1] / "SPEC.md").read_text(encoding="utf-8")
     block = format_results_block(
         "A", "B", 105, 95, 0, PairCounts((24, 0, 47, 0, 29), wl=47), "8+0.08, openings.txt", SprtConfig(0, 10)
     )

@@ -238,11 +238,7 @@ class Engine:
                 self.broken = True
                 raise _sei_failure(exc) from None
             if event is NEED_DATA:
-                data = await self.process.receive_some()
-                if self._io_log is not None and data:
-                    for line in data.decode("utf-8", "replace").splitlines():
-                        self._io_log(self.name, "<<", line)
-                conn.receive_data(data)
+                await self._receive()
                 continue
             if event is EOF:
                 self.broken = True
@@ -250,6 +246,24 @@ class Engine:
                     await self.process.wait()
                 raise self._crashed("closed its output")
             return event
+
+    async def _receive(self) -> float:
+        """Feed the next chunk of engine output to the codec; return when it arrived.
+
+        The arrival time is read first thing, before any work: it stops the stopwatch.
+        """
+        data = await self.process.receive_some()
+        arrived = trio.current_time()
+        if _statistics().tasks_runnable:
+            # Other games woke in the same scheduler batch: let them read their clocks too
+            # before anyone does a turn's work, so a reply is not charged for the time other
+            # games spent validating theirs (no cost when we run alone).
+            await trio.lowlevel.cancel_shielded_checkpoint()
+        if self._io_log is not None and data:
+            for line in data.decode("utf-8", "replace").splitlines():
+                self._io_log(self.name, "<<", line)
+        self.conn.receive_data(data)
+        return arrived
 
     def _check_idle(self) -> None:
         """Before a ``go``: read what the engine said while idle, without waiting.
@@ -379,7 +393,7 @@ class Engine:
         last_info: Info | None = None
         conn = self.conn
         while True:
-            # inline of _event() that timestamps the read holding the reply
+            # like _event(), but keeps the arrival time of the chunk holding the reply
             try:
                 event = conn.next_event()
             except RemoteProtocolError as exc:
@@ -388,17 +402,7 @@ class Engine:
                     raise EngineFailure("illegal", str(exc)) from None
                 raise _sei_failure(exc) from None
             if event is NEED_DATA:
-                data = await self.process.receive_some()
-                arrived = trio.current_time()
-                if _statistics().tasks_runnable:
-                    # Other games woke in the same scheduler batch: let them read their clocks
-                    # too before anyone does a turn's work, so a reply is not charged for the
-                    # time other games spent validating theirs (no cost when we run alone).
-                    await trio.lowlevel.cancel_shielded_checkpoint()
-                if self._io_log is not None and data:
-                    for line in data.decode("utf-8", "replace").splitlines():
-                        self._io_log(self.name, "<<", line)
-                conn.receive_data(data)
+                arrived = await self._receive()
                 continue
             if event is EOF:
                 self.broken = True
