@@ -191,7 +191,7 @@ def tournament(
       santorini tournament
       santorini tournament -e alphabeta -e "cmd=./mybot name=Mine" --tc 5+0.05 --rounds 10
       santorini tournament -e alphabeta -e greedy --gods all --out runs/gods
-      santorini tournament -e new=... -e base=... --sprt "elo0=0 elo1=10"
+      santorini tournament -e "cmd=./new name=new" -e "cmd=./base name=base" --sprt "elo0=0 elo1=10"
       santorini tournament --resume runs/gods
       santorini tournament --backend dask --address tcp://head:8786 -e alphabeta -e greedy
     """
