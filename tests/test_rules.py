@@ -518,10 +518,11 @@ def test_protocol_sample_game_replays_to_its_final_position() -> None:
         "d3-c4+d5 b2-b3+a2 b5-c5+b5 b3-c2+b2 c4-b5+a4 c2-b2+a1 b5-c4+b5 b2-c2+c3 c5-b5"
     ).split()
     p = Position.start()
-    for i, m in enumerate(moves):
-        assert len(p.legal_turns()) == 54 if i == 18 else True
-        t = p.play(m)
-        p = t.position
+    for m in moves[:-1]:
+        p = p.play(m).position
+    assert len(p.legal_turns()) == 54  # protocol.md 4.6 B: 54 legal turns, one of them wins
+    t = p.play(moves[-1])
+    p = t.position
     assert t.win == WIN_CLIMB
     assert p.sps() == "mortal/mortal;13211/10101/01100/11000/10000;b5,c4/c2,e5;2;10"
 
@@ -533,5 +534,5 @@ def test_malformed_turns_are_rejected_with_the_input_quoted() -> None:
             p.play(bad)
 
 
-def test_sps_of_unused_helper_matches() -> None:
+def test_the_sps_helper_of_these_tests_spells_positions_as_protocol_md() -> None:
     assert sps(p1="b3,d3", p2="c2,c4") == "mortal/mortal;00000/00000/00000/00000/00000;b3,d3/c2,c4;1;2"

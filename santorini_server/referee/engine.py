@@ -228,15 +228,24 @@ class Engine:
                 return EngineFailure("limit", f"memory limit of {spec.memory_limit // 2**20} MiB ({description})")
         return EngineFailure("crash", f"{what} ({description})")
 
+    def _next(self, *, turn: bool = False) -> object:
+        """``conn.next_event()`` with a protocol violation turned into the failure it decides.
+
+        While a turn is awaited (``turn``) a malformed ``bestmove`` line is an ``illegal`` turn;
+        every other violation is an ``engine-error``.  Either way the engine is broken.
+        """
+        try:
+            return self.conn.next_event()
+        except RemoteProtocolError as exc:
+            self.broken = True
+            if turn and str(exc).startswith(_BAD_BESTMOVE):
+                raise EngineFailure("illegal", str(exc)) from None
+            raise _sei_failure(exc) from None
+
     async def _event(self) -> object:
         """The next event from the engine, reading its stdout as needed (caller bounds the time)."""
-        conn = self.conn
         while True:
-            try:
-                event = conn.next_event()
-            except RemoteProtocolError as exc:
-                self.broken = True
-                raise _sei_failure(exc) from None
+            event = self._next()
             if event is NEED_DATA:
                 await self._receive()
                 continue
@@ -279,11 +288,7 @@ class Engine:
         conn = self.conn
         reads = 0
         while True:
-            try:
-                event = conn.next_event()
-            except RemoteProtocolError as exc:
-                self.broken = True
-                raise _sei_failure(exc) from None
+            event = self._next()
             if event is NEED_DATA:
                 if reads == _IDLE_READS:
                     return
@@ -391,16 +396,9 @@ class Engine:
             await self._write(position, go, bounded=False)
         started = self.turn_started = trio.current_time()
         last_info: Info | None = None
-        conn = self.conn
         while True:
             # like _event(), but keeps the arrival time of the chunk holding the reply
-            try:
-                event = conn.next_event()
-            except RemoteProtocolError as exc:
-                self.broken = True
-                if str(exc).startswith(_BAD_BESTMOVE):
-                    raise EngineFailure("illegal", str(exc)) from None
-                raise _sei_failure(exc) from None
+            event = self._next(turn=True)
             if event is NEED_DATA:
                 arrived = await self._receive()
                 continue

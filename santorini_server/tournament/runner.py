@@ -246,9 +246,8 @@ async def run_tournament(
 
 
 def _count(standings: Standings, record: GameRecord, number: int) -> None:
-    winner = {"1-0": 1, "0-1": 2}.get(record.result)
     p1, p2 = record.players
-    standings.record(p1, p2, winner, record.termination, game_number=number)
+    standings.record(p1, p2, Outcome.from_record(record).winner, record.termination, game_number=number)
 
 
 def _details(config: TournamentConfig) -> str:
