@@ -27,25 +27,7 @@ from santorini_server.records.replay import ReplayProblem, check_record, move_la
 
 ROOT = Path(__file__).resolve().parent.parent
 
-# protocol.md section 5, verbatim.
-SAMPLE = """\
-[Event "SEI ladder"]
-[Site "local"]
-[Date "2025.06.01"]
-[Round "17"]
-[Player1 "Kronos 0.3"]
-[Player2 "Hestia 1.1"]
-[Gods "mortal/mortal"]
-[Start "startpos"]
-[TimeControl "60+1"]
-[Result "1-0"]
-[Termination "climb"]
-
-1. b3,d3 c2,c4 2. b3-b4+c5 {+21/6 0.87s} c4-c5+b5 3. b4-b5+a5 c5-d5+e5
-4. b5-c4+c5 d5-e5+e4 5. c4-b5+c4 c2-b2+b3 6. d3-c4+d5 b2-b3+a2
-7. b5-c5+b5 b3-c2+b2 8. c4-b5+a4 c2-b2+a1 9. b5-c4+b5 b2-c2+c3
-10. c5-b5 {win/1} 1-0
-"""
+from .test_records import SAMPLE  # protocol.md section 5, verbatim
 FINAL = "mortal/mortal;13211/10101/01100/11000/10000;b5,c4/c2,e5;2;10"
 # player 2 to move, walled in by domes: no legal turn
 STUCK = "mortal/mortal;00400/44400/00000/00000/00000;d1,e1/a5,b5;2;5"
