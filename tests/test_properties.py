@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -81,3 +83,32 @@ def test_count_matches_generation(pos: Position) -> None:
 @given(reachable())
 def test_divide_sums_to_perft(pos: Position) -> None:
     assert sum(divide(pos, 2).values()) == perft(pos, 2)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(reachable(), st.randoms(use_true_random=False))
+def test_plain_turn_fast_path_agrees_with_generation(pos: Position, rnd: "random.Random") -> None:
+    """The referee's per-turn fast path decides a turn only when generation agrees exactly.
+
+    Every legal turn is tried (it must be found, with the same win and successor, whenever it
+    has the plain shape and the mover's god is plain), then near misses: random texts of the
+    plain shape, which must be None unless legal.
+    """
+    from santorini_server.rules.movegen import _FAST_COUNT, RawTurn, generate, plain_turn
+    from santorini_server.rules.squares import SQUARE_NAMES
+
+    legal = {t.stn: t for t in generate(pos)}
+    plain_god = bool(pos.workers[pos.to_move]) and pos.gods[pos.to_move] in _FAST_COUNT
+    for stn, raw in legal.items():
+        got = plain_turn(pos, stn)
+        plain_shape = len(stn) in (5, 8) and stn[2] == "-" and (len(stn) == 5 or stn[5] == "+")
+        if plain_god and plain_shape:
+            assert got == raw, stn
+        else:
+            assert got is None or got == raw, stn
+    for _ in range(300):
+        a, b, c = (rnd.choice(SQUARE_NAMES) for _ in range(3))
+        for text in (f"{a}-{b}+{c}", f"{a}-{b}", f"{a}x{b}+{c}", f"{a}-{b}+{c}D"):
+            got = plain_turn(pos, text)
+            if got is not None:
+                assert isinstance(got, RawTurn) and legal.get(text) == got, text

@@ -242,6 +242,19 @@ def test_athena_up_forbids_opponent_climbing_worked_case_6() -> None:
     assert p.count_turns() == 29
 
 
+def test_athena_up_is_enforced_by_the_referees_check_too() -> None:
+    """``Position.play`` (the per-turn check, with its plain-turn fast path) applies the ruling."""
+    p = pos("mortal/athena[up]", h={"b1": 1}, p1="a1,e5", p2="c5,e1")
+    with pytest.raises(IllegalTurnError):
+        p.play("a1-b1+a1")
+    assert not p.play("a1-a2+a1").position.athena_up
+    climber = pos("pan/athena[up]", h={"a1": 2, "b2": 3}, p1="a1,e5", p2="c5,e1")
+    with pytest.raises(IllegalTurnError):
+        climber.play("a1-b2")
+    athena = pos("mortal/athena", h={"d5": 1, "c4": 2, "d4": 3}, p1="a1,e5", p2="c5,c4", stm=2)
+    assert athena.play("c4-d4").position.athena_up  # her winning climb carries the state too
+
+
 def test_athena_moving_up_sets_the_state_and_only_for_one_turn() -> None:
     p = pos("mortal/athena", h={"d5": 1}, p1="a1,e5", p2="c5,e1", stm=2)
     up = p.play("c5-d5+c5").position
