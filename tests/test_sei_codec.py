@@ -1085,3 +1085,22 @@ def test_all_is_complete_and_exact() -> None:
     assert sorted(sei.__all__) == sorted(set(sei.__all__))
     for name in sei.__all__:
         assert hasattr(sei, name), name
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list(" \t!-+,xD~abcde12345\x7f\u00e9\ufffd")), max_size=12))
+def test_bestmove_fast_path_reads_like_the_general_reader(tail: str) -> None:
+    """``read_line`` skips the tokenizer for ``bestmove <token>``; it must decide as the
+    general reader does (same event, or the same error) for every tail."""
+    from santorini_server.sei._readers import _TOKEN_SPAN, READERS, ReadContext, read_line
+
+    line = "bestmove " + tail
+
+    def outcome(read: Callable[[], object]) -> object:
+        try:
+            return read()
+        except sei.RemoteProtocolError as exc:
+            return ("error", str(exc))
+
+    general = outcome(lambda: READERS["bestmove"](line, list(_TOKEN_SPAN.finditer(line)), ReadContext()))
+    assert outcome(lambda: read_line(line, ReadContext())) == general

@@ -29,7 +29,7 @@ from ..notation import IllegalTurnError, MalformedTurnError, parse_stn
 from ..records import GameRecord, RecordError, SgnWriter, TurnRecord
 from ..referee.engine import Engine, EngineFailure, Reply
 from ..referee.engine_spec import EngineSpec
-from ..referee.game import GameSetup, make_record, score_text
+from ..referee.game import GameSetup, make_record, score_text, turn_record
 from ..referee.game import _go as referee_go  # the match's exact go line (both clocks)
 from ..referee.outcome import Outcome
 from ..referee.timecontrol import Clock, TimeControl
@@ -321,14 +321,7 @@ async def _human_turn(game: _Game, stdin: _Stdin, clock: Clock) -> bool:
 
 
 def _record_turn(game: _Game, transition: Transition, time_ms: int, reply: Reply | None) -> None:
-    info = reply.info if reply is not None else None
-    game.turns.append(TurnRecord(
-        turn=transition.stn,
-        time_ms=time_ms,
-        score=score_text(info),
-        depth=info.depth if info else None,
-        nodes=info.nodes if info else None,
-    ))
+    game.turns.append(turn_record(transition.stn, time_ms, reply.info if reply is not None else None))
     game.moves.append(transition.stn)
     mover = game.pos.to_move
     game.pos = transition.position

@@ -31,8 +31,10 @@ the lifetime of a longer-lived nursery.
 
 from __future__ import annotations
 
+import fcntl
 import os
 import signal
+import termios
 import subprocess
 import sys
 from collections.abc import AsyncIterator, Sequence
@@ -107,6 +109,9 @@ STDERR_TAIL_BYTES = 48 * 1024
 """The last bytes of stderr are kept: a crash's last words live there."""
 STDERR_CHUNK_BYTES = 64 * 1024
 """Read size for the stderr drain; one Linux pipe buffer."""
+
+_PENDING = bytes(4)
+"""FIONREAD's argument: an int of zero bytes; what comes back differs when bytes are pending."""
 
 _STATUS_MAX_BYTES = 4096
 """Status lines are tiny; anything longer is a guard bug, not something to buffer."""
@@ -393,8 +398,9 @@ class EngineProcess:
 
     def receive_nowait(self, max_bytes: int = STDERR_CHUNK_BYTES) -> bytes | None:
         """What the engine wrote to stdout and nobody has read yet, without waiting: ``None`` if
-        the pipe is empty, ``b""`` at EOF.  Used to look at an idle engine's output before the
-        next command (a stray ``bestmove`` must not be taken as the answer to a later ``go``)."""
+        the pipe is empty, ``b""`` at EOF.  With :meth:`wait_readable`, the referee's per-turn
+        read: on a shared core the engine has often answered by the time we look, and then the
+        answer costs one system call and no pass through the scheduler."""
         assert self._proc.stdout is not None
         try:
             return os.read(self._proc.stdout.fileno(), max_bytes)  # the fd is non-blocking
@@ -402,6 +408,21 @@ class EngineProcess:
             return None
         except OSError:
             return b""
+
+    def output_pending(self) -> bool:
+        """Whether unread stdout bytes are waiting (False at EOF too): the idle check before a
+        ``go`` asks this every turn, and FIONREAD answers without a failing read's exception."""
+        assert self._proc.stdout is not None
+        try:
+            return fcntl.ioctl(self._proc.stdout.fileno(), termios.FIONREAD, _PENDING) != _PENDING
+        except OSError:
+            return False
+
+    async def wait_readable(self) -> None:
+        """Wait until stdout has bytes or EOF to read (a checkpoint); read with
+        :meth:`receive_nowait`.  Only one task may wait at a time."""
+        assert self._proc.stdout is not None
+        await trio.lowlevel.wait_readable(self._proc.stdout.fileno())
 
     # -- Lifetime -------------------------------------------------------------------------------
 

@@ -205,6 +205,16 @@ class TurnRecord:
     comment: str | None = None
     """Free text (no braces, no control characters)."""
 
+    @classmethod
+    def _trusted(cls, turn: str, time_ms: int, score: str | None, depth: int | None, nodes: int | None) -> "TurnRecord":
+        """Skip validation for fields that already passed the referee's checks (a canonical
+        turn from the rules engine, a measured time, telemetry the SEI codec parsed): the
+        referee records one every turn."""
+        self = object.__new__(cls)
+        for name, value in zip(_TURN_SLOTS, (turn, time_ms, score, depth, nodes, None)):
+            object.__setattr__(self, name, value)
+        return self
+
     def __post_init__(self) -> None:
         if not isinstance(self.turn, str) or _TURN_RE.fullmatch(self.turn) is None:
             raise RecordError(
@@ -219,6 +229,9 @@ class TurnRecord:
             raise RecordError(f"score must look like '+21', '-3', 'win/1' or '-win/3': {self.score!r}")
         if self.comment is not None:
             check_text("comment", self.comment, braces=False)
+
+
+_TURN_SLOTS = ("turn", "time_ms", "score", "depth", "nodes", "comment")
 
 
 @dataclass(frozen=True, slots=True)

@@ -67,6 +67,10 @@ _MEMORY_WORDS = ("memoryerror", "bad_alloc", "out of memory", "cannot allocate m
 
 _statistics = trio.lowlevel.current_statistics
 
+LIVE_GAMES: trio.lowlevel.RunVar[int] = trio.lowlevel.RunVar("santorini_live_games", default=0)
+"""Games in progress in this event loop (``play_game`` counts itself in): with one, a reply
+needs no yield to other games, which is the per-turn path of ``match`` and of the benchmark."""
+
 HANDSHAKE_TIMEOUT = 10.0
 """``sei`` -> ``seiok`` (protocol.md 4.5: "no seiok within start-up timeout (e.g. 10 s)"; fastchess
 uses 10 s)."""
@@ -181,12 +185,15 @@ class Engine:
 
     # -- low level ------------------------------------------------------------------------------
 
-    async def _write(self, *commands: object, bounded: bool = True) -> None:
-        """Write commands in one go; ``bounded=False`` when the caller's scope bounds the write."""
+    async def _write(self, *commands: object) -> None:
+        """Write commands in one go, bounded by ``WRITE_TIMEOUT``."""
         try:
             data = b"".join(self.conn.send(c) for c in commands)  # type: ignore[arg-type]
         except SeiProtocolError as exc:
             raise EngineFailure("engine-error", f"cannot send to {self.name}: {exc}") from None
+        await self._send(data, bounded=True)
+
+    async def _send(self, data: bytes, *, bounded: bool) -> None:
         if self._io_log is not None:
             for line in data.decode("ascii", "replace").splitlines():
                 self._io_log(self.name, ">>", line)
@@ -259,14 +266,23 @@ class Engine:
     async def _receive(self) -> float:
         """Feed the next chunk of engine output to the codec; return when it arrived.
 
-        The arrival time is read first thing, before any work: it stops the stopwatch.
+        The arrival time is read first thing after the read, before any work: it stops the
+        stopwatch.  The read is tried before waiting (decision: on a shared core the engine has
+        often answered by now, and then no pass through the scheduler is needed); a cancellation
+        point comes first all the same, so a deadline or Ctrl-C is never skipped.
         """
-        data = await self.process.receive_some()
+        process = self.process
+        await trio.lowlevel.checkpoint_if_cancelled()
+        data = process.receive_nowait()
+        waited = data is None
+        while data is None:
+            await process.wait_readable()
+            data = process.receive_nowait()
         arrived = trio.current_time()
-        if _statistics().tasks_runnable:
-            # Other games woke in the same scheduler batch: let them read their clocks too
-            # before anyone does a turn's work, so a reply is not charged for the time other
-            # games spent validating theirs (no cost when we run alone).
+        if LIVE_GAMES.get() > 1 and (not waited or _statistics().tasks_runnable):
+            # Other games share this event loop.  Let them run (we did not wait), and let any
+            # that woke in the same batch read their clocks before anyone does a turn's work,
+            # so a reply is not charged for the time other games spent validating theirs.
             await trio.lowlevel.cancel_shielded_checkpoint()
         if self._io_log is not None and data:
             for line in data.decode("utf-8", "replace").splitlines():
@@ -286,16 +302,17 @@ class Engine:
             EngineFailure: ``engine-error`` for an out-of-sequence or malformed line or ``error``.
         """
         conn = self.conn
+        process = self.process
         reads = 0
         while True:
             event = self._next()
             if event is NEED_DATA:
-                if reads == _IDLE_READS:
-                    return
+                if reads == _IDLE_READS or not process.output_pending():
+                    return  # nothing more pending, or EOF: the turn itself reports the crash
                 reads += 1
-                data = self.process.receive_nowait()
+                data = process.receive_nowait()
                 if not data:
-                    return  # nothing pending, or EOF: the turn itself reports the crash
+                    return
                 if self._io_log is not None:
                     for line in data.decode("utf-8", "replace").splitlines():
                         self._io_log(self.name, "<<", line)
@@ -383,17 +400,22 @@ class Engine:
         """
         self._check_idle()
         if ping:
+            deadline.deadline = math.inf  # the sync is off the clock (bounded by its own timeout)
             await self._write(position)
             await self.ping()
+            data = self.conn.send(go)
+        else:
+            try:
+                data = self.conn.send(position) + self.conn.send(go)
+            except SeiProtocolError as exc:
+                raise EngineFailure("engine-error", f"cannot send to {self.name}: {exc}") from None
         # The game's deadline scope also bounds the write (an engine that stops reading its
         # input during its turn is out of time like one that stops answering).  It is set once,
         # before the write, with WRITE_SLACK for the write itself; the stopwatch starts after
-        # the write, and Clock.charge judges the exact overrun from that.
+        # the write, and Clock.charge judges the exact overrun from that.  It is left in place
+        # after the reply: nothing awaits before the next turn moves it (or the game ends).
         deadline.deadline = trio.current_time() + allowance + WRITE_SLACK
-        if ping:
-            await self._write(go, bounded=False)
-        else:
-            await self._write(position, go, bounded=False)
+        await self._send(data, bounded=False)  # the game's deadline scope bounds it
         started = self.turn_started = trio.current_time()
         last_info: Info | None = None
         while True:
@@ -408,10 +430,8 @@ class Engine:
                     await self.process.wait()
                 raise self._crashed("exited during its turn" if self.process.status else "closed its output during its turn")
             if isinstance(event, BestMove):
-                deadline.deadline = math.inf
                 return Reply(event.turn, arrived - started, last_info)
             if isinstance(event, Resign):
-                deadline.deadline = math.inf
                 return Reply(None, arrived - started, last_info)
             if isinstance(event, Info):
                 if event.string is None:

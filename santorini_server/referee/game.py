@@ -21,16 +21,16 @@ import trio
 
 from ..notation import IllegalTurnError, MalformedTurnError
 from ..records import GameRecord, TurnRecord
-from ..records.game import clean_text
+from ..records.game import MAX_COUNT, clean_text
 from ..rules import Position, ruleset_of
 from ..sei import Go, Info
 from ..sei import Position as PositionCommand
-from .engine import Engine, EngineFailure
+from .engine import LIVE_GAMES, Engine, EngineFailure
 from .engine_spec import EngineSpec
 from .outcome import Outcome
 from .timecontrol import Clock, TimeControl
 
-__all__ = ["GameSetup", "GameReport", "play_game", "make_record", "score_text"]
+__all__ = ["GameSetup", "GameReport", "play_game", "make_record", "score_text", "turn_record"]
 
 #: Longest engine text kept in a termination detail (an illegal turn can be megabytes).
 MAX_DETAIL = 120
@@ -105,28 +105,49 @@ def make_record(
 
 
 def score_text(info: Info | None) -> str | None:
-    """An ``info`` score as the record writes it: ``+21``, ``-3``, ``0``, ``win/1``, ``-win/3``."""
+    """An ``info`` score as the record writes it: ``+21``, ``-3``, ``0``, ``win/1``, ``-win/3``.
+
+    None without a score, or for one too large for a record (the codec reads up to 20 digits).
+    """
     if info is None:
         return None
     if info.score_win is not None:
-        return f"{'-' if info.score_win < 0 else ''}win/{abs(info.score_win)}"
+        n = info.score_win
+        return f"{'-' if n < 0 else ''}win/{abs(n)}" if abs(n) <= MAX_COUNT else None
     if info.score_cp is not None:
-        return f"{info.score_cp:+d}" if info.score_cp else "0"
+        n = info.score_cp
+        if abs(n) > MAX_COUNT:
+            return None
+        return f"{n:+d}" if n else "0"
     return None
+
+
+def _count(value: int | None) -> int | None:
+    return value if value is None or value <= MAX_COUNT else None
+
+
+def turn_record(stn: str, time_ms: int, info: Info | None) -> TurnRecord:
+    """The record of a checked turn with the engine's telemetry (values a record cannot hold,
+    such as a 20-digit node count, are left out rather than failing the game)."""
+    if info is None:
+        return TurnRecord._trusted(stn, time_ms, None, None, None)
+    return TurnRecord._trusted(stn, time_ms, score_text(info), _count(info.depth), _count(info.nodes))
 
 
 def _go(clocks: list[Clock], tc: TimeControl, mover: int) -> Go:
     """The ``go`` line: both clocks (never negative on the wire) and the mover's own limits."""
-    timed = [c.tc.base_ms is not None for c in clocks]
-    return Go(
-        p1time=max(0, int(clocks[0].remaining_ms)) if timed[0] else None,
-        p2time=max(0, int(clocks[1].remaining_ms)) if timed[1] else None,
-        p1inc=clocks[0].tc.inc_ms if timed[0] else None,
-        p2inc=clocks[1].tc.inc_ms if timed[1] else None,
-        movestogo=clocks[mover].movestogo,
-        movetime=tc.movetime_ms,
-        depth=tc.depth,
-        nodes=tc.nodes,
+    c1, c2 = clocks
+    timed1 = c1.tc.base_ms is not None
+    timed2 = c2.tc.base_ms is not None
+    return Go._trusted(
+        max(0, int(c1.remaining_ms)) if timed1 else None,
+        max(0, int(c2.remaining_ms)) if timed2 else None,
+        c1.tc.inc_ms if timed1 else None,
+        c2.tc.inc_ms if timed2 else None,
+        clocks[mover].movestogo,
+        tc.movetime_ms,
+        tc.depth,
+        tc.nodes,
     )
 
 
@@ -152,51 +173,50 @@ async def play_game(engines: tuple[Engine, Engine], setup: GameSetup) -> GameRep
             break
     deadline = trio.CancelScope()
     mover = pos.to_move
-    with deadline:
-        while outcome is None:
-            if pos.is_lost():
-                outcome = Outcome(2 - pos.to_move, "no-moves", f"player {pos.player} has no complete turn")
-                break
-            mover = pos.to_move
-            engine = engines[mover]
-            clock = clocks[mover]
-            command = PositionCommand._trusted(setup.opening, tuple(moves))
-            try:
-                reply = await engine.think(
-                    command, _go(clocks, clock.tc, mover), ping=setup.ping, deadline=deadline, allowance=clock.allowance_ms() / 1000
-                )
-            except EngineFailure as failure:
-                outcome = Outcome(2 - mover, failure.kind, _cut(failure.detail))
-                break
-            elapsed_ms = reply.elapsed * 1000
-            engine_seconds += reply.elapsed
-            overrun = clock.charge(elapsed_ms)
-            if overrun is not None:
-                outcome = Outcome(2 - mover, "time", f"by {math.ceil(overrun)} ms")
-                break
-            if reply.turn is None:
-                outcome = Outcome(2 - mover, "resign", "bestmove resign")
-                break
-            try:
-                transition = pos.play(reply.turn)
-            except (MalformedTurnError, IllegalTurnError) as exc:
-                kind = "malformed " if isinstance(exc, MalformedTurnError) else ""
-                outcome = Outcome(2 - mover, "illegal", f"{kind}{_cut(repr(reply.turn))}")
-                break
-            info = reply.info
-            turns.append(
-                TurnRecord(
-                    turn=transition.stn,
-                    time_ms=round(elapsed_ms),
-                    score=score_text(info),
-                    depth=info.depth if info else None,
-                    nodes=info.nodes if info else None,
-                )
-            )
-            moves.append(transition.stn)
-            pos = transition.position
-            if transition.win:
-                outcome = Outcome(mover + 1, transition.termination or "climb", "")
+    opening = setup.opening
+    ping = setup.ping
+    LIVE_GAMES.set(LIVE_GAMES.get() + 1)
+    try:
+        with deadline:
+            while outcome is None:
+                if pos.is_lost():
+                    outcome = Outcome(2 - pos.to_move, "no-moves", f"player {pos.player} has no complete turn")
+                    break
+                mover = pos.to_move
+                clock = clocks[mover]
+                try:
+                    reply = await engines[mover].think(
+                        PositionCommand._trusted(opening, tuple(moves)),
+                        _go(clocks, clock.tc, mover),
+                        ping=ping,
+                        deadline=deadline,
+                        allowance=clock.allowance_ms() / 1000,
+                    )
+                except EngineFailure as failure:
+                    outcome = Outcome(2 - mover, failure.kind, _cut(failure.detail))
+                    break
+                elapsed_ms = reply.elapsed * 1000
+                engine_seconds += reply.elapsed
+                overrun = clock.charge(elapsed_ms)
+                if overrun is not None:
+                    outcome = Outcome(2 - mover, "time", f"by {math.ceil(overrun)} ms")
+                    break
+                if reply.turn is None:
+                    outcome = Outcome(2 - mover, "resign", "bestmove resign")
+                    break
+                try:
+                    transition = pos.play(reply.turn)
+                except (MalformedTurnError, IllegalTurnError) as exc:
+                    kind = "malformed " if isinstance(exc, MalformedTurnError) else ""
+                    outcome = Outcome(2 - mover, "illegal", f"{kind}{_cut(repr(reply.turn))}")
+                    break
+                turns.append(turn_record(transition.stn, round(elapsed_ms), reply.info))
+                moves.append(transition.stn)
+                pos = transition.position
+                if transition.win:
+                    outcome = Outcome(mover + 1, transition.termination or "climb", "")
+    finally:
+        LIVE_GAMES.set(LIVE_GAMES.get() - 1)
     if deadline.cancelled_caught:
         # the deadline fired during the mover's turn: charge what it used, which overruns
         elapsed_ms = (trio.current_time() - engines[mover].turn_started) * 1000

@@ -346,6 +346,25 @@ class Go:
     nodes: int | None = None
     infinite: bool = False
 
+    @classmethod
+    def _trusted(
+        cls,
+        p1time: int | None,
+        p2time: int | None,
+        p1inc: int | None,
+        p2inc: int | None,
+        movestogo: int | None,
+        movetime: int | None,
+        depth: int | None,
+        nodes: int | None,
+    ) -> "Go":
+        """Skip validation for values the referee's own clocks produced (as ``Position._trusted``):
+        a ``go`` is built every turn."""
+        self = object.__new__(cls)
+        for name, value in zip(_GO_SLOTS, (p1time, p2time, p1inc, p2inc, movestogo, movetime, depth, nodes, False)):
+            object.__setattr__(self, name, value)
+        return self
+
     def __post_init__(self) -> None:
         for name in ("p1time", "p2time", "p1inc", "p2inc"):
             value = getattr(self, name)
@@ -357,6 +376,9 @@ class Go:
                 _check_int(f"go {name}", value, 1)
         if not isinstance(self.infinite, bool):
             raise LocalProtocolError(f"go infinite must be a bool, got {self.infinite!r}")
+
+
+_GO_SLOTS = ("p1time", "p2time", "p1inc", "p2inc", "movestogo", "movetime", "depth", "nodes", "infinite")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
