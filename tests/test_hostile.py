@@ -249,6 +249,19 @@ async def test_invalid_utf8_and_control_characters_outside_strict_tokens_cost_no
     assert_clean(h)
 
 
+async def test_an_engine_chattering_info_lines_without_end_still_loses_on_time(tmp_path: Path) -> None:
+    """Its output never makes the referee wait, yet the turn's deadline is kept."""
+    h = Hostile(tmp_path, "chatter")
+    t0 = time.monotonic()
+    with trio.fail_after(30):  # a hang here is the bug
+        summary, _ = await match(h.spec, games=1, tc="0.3+0")
+    assert [t for t, _ in losses(summary)] == ["time"]
+    assert losses(summary)[0][1].endswith("(no reply by the deadline)")
+    # 0.3 s on its clock, then 5 s for the ignored stop and 5 s for the ignored quit
+    assert time.monotonic() - t0 < 15
+    assert_clean(h)
+
+
 async def test_resignation_loses_without_a_restart(tmp_path: Path) -> None:
     h = Hostile(tmp_path, "resign")
     summary, lines = await match(h.spec)

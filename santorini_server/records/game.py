@@ -103,6 +103,8 @@ _BAD_CATEGORIES = frozenset({"Cc", "Cs", "Zl", "Zp"})
 
 def _bad_char(text: str) -> int:
     """Index of the first character a record text may not contain, or -1."""
+    if text.isascii() and text.isprintable():
+        return -1  # the usual text: printable ASCII holds none of the bad categories
     for i, ch in enumerate(text):
         if unicodedata.category(ch) in _BAD_CATEGORIES:
             return i
@@ -211,8 +213,13 @@ class TurnRecord:
         turn from the rules engine, a measured time, telemetry the SEI codec parsed): the
         referee records one every turn."""
         self = object.__new__(cls)
-        for name, value in zip(_TURN_SLOTS, (turn, time_ms, score, depth, nodes, None)):
-            object.__setattr__(self, name, value)
+        s1, s2, s3, s4, s5, s6 = _TURN_SETTERS
+        s1(self, turn)
+        s2(self, time_ms)
+        s3(self, score)
+        s4(self, depth)
+        s5(self, nodes)
+        s6(self, None)
         return self
 
     def __post_init__(self) -> None:
@@ -231,7 +238,8 @@ class TurnRecord:
             check_text("comment", self.comment, braces=False)
 
 
-_TURN_SLOTS = ("turn", "time_ms", "score", "depth", "nodes", "comment")
+#: The slots' own setters (a frozen dataclass refuses ``setattr``; these are its fast way in).
+_TURN_SETTERS = tuple(TurnRecord.__dict__[name].__set__ for name in ("turn", "time_ms", "score", "depth", "nodes", "comment"))
 
 
 @dataclass(frozen=True, slots=True)

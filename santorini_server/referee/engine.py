@@ -144,6 +144,8 @@ class Engine:
         self.broken = False
         """Set after any failure: restart before the next game."""
         self._io_log = io_log
+        self._now = trio.lowlevel.current_clock().current_time
+        """The run's clock, bound once (``trio.current_time`` is three calls deep)."""
         self.turn_started = 0.0
         """trio time at which the last ``go`` was written (the stopwatch's start)."""
 
@@ -191,20 +193,29 @@ class Engine:
             data = b"".join(self.conn.send(c) for c in commands)  # type: ignore[arg-type]
         except SeiProtocolError as exc:
             raise EngineFailure("engine-error", f"cannot send to {self.name}: {exc}") from None
-        await self._send(data, bounded=True)
+        await self._send(data)
 
-    async def _send(self, data: bytes, *, bounded: bool) -> None:
+    async def _send(self, data: bytes, deadline: trio.CancelScope | None = None, at: float = math.inf) -> None:
+        """Write ``data``; an engine that stops reading its input is stalled.
+
+        Commands are small and the pipe is nearly always empty, so the bytes are written
+        without a pass through the scheduler, and only what the pipe did not take is awaited:
+        bounded by ``WRITE_TIMEOUT``, or during a turn by the game's ``deadline`` armed at
+        ``at`` (an engine that stops reading during its turn is out of time).
+        """
         if self._io_log is not None:
             for line in data.decode("ascii", "replace").splitlines():
                 self._io_log(self.name, ">>", line)
         try:
-            if bounded:
-                with trio.fail_after(WRITE_TIMEOUT):
-                    await self.process.send_all(data)
-            else:
-                sent = self.process.send_nowait(data)  # the hot path: no scheduler pass
-                if sent < len(data):
+            sent = self.process.send_nowait(data)
+            if sent < len(data):
+                if deadline is None:
+                    with trio.fail_after(WRITE_TIMEOUT):
+                        await self.process.send_all(data[sent:])
+                else:
+                    deadline.deadline = at
                     await self.process.send_all(data[sent:])
+                    deadline.deadline = math.inf
         except EngineGone:
             self.broken = True
             with trio.move_on_after(1.0):
@@ -263,23 +274,38 @@ class Engine:
                 raise self._crashed("closed its output")
             return event
 
-    async def _receive(self) -> float:
+    async def _receive(self, deadline: trio.CancelScope | None = None, at: float = math.inf) -> float:
         """Feed the next chunk of engine output to the codec; return when it arrived.
 
         The arrival time is read first thing after the read, before any work: it stops the
         stopwatch.  The read is tried before waiting (decision: on a shared core the engine has
-        often answered by now, and then no pass through the scheduler is needed); a cancellation
-        point comes first all the same, so a deadline or Ctrl-C is never skipped.
+        usually answered by now, and then the reply costs one system call and no pass through
+        the scheduler); a cancellation point comes first all the same, so a deadline or Ctrl-C
+        is never skipped.  A turn passes the game's ``deadline`` scope and its expiry ``at``:
+        the scope is armed only while this actually waits, and disarmed as soon as the chunk is
+        in, so nothing after the arrival (a yield to other games) can time the reply out.
         """
         process = self.process
-        await trio.lowlevel.checkpoint_if_cancelled()
+        crowded = LIVE_GAMES.get() > 1
+        if deadline is None and (crowded or self._now() >= trio.current_effective_deadline()):
+            # A read bounded by the caller's timeout, which only a pass through the scheduler
+            # can fire: take one once it is due (an engine flooding its output never makes us
+            # wait), or always when other games need their turn.
+            await trio.lowlevel.checkpoint()
+        else:
+            await trio.lowlevel.checkpoint_if_cancelled()  # a turn checks its deadline itself
         data = process.receive_nowait()
         waited = data is None
-        while data is None:
-            await process.wait_readable()
-            data = process.receive_nowait()
-        arrived = trio.current_time()
-        if LIVE_GAMES.get() > 1 and (not waited or _statistics().tasks_runnable):
+        if waited:
+            if deadline is not None:
+                deadline.deadline = at
+            while data is None:
+                await process.wait_readable()
+                data = process.receive_nowait()
+        arrived = self._now()
+        if waited and deadline is not None:
+            deadline.deadline = math.inf
+        if crowded and (not waited or _statistics().tasks_runnable):
             # Other games share this event loop.  Let them run (we did not wait), and let any
             # that woke in the same batch read their clocks before anyone does a turn's work,
             # so a reply is not charged for the time other games spent validating theirs.
@@ -393,52 +419,56 @@ class Engine:
 
         The stopwatch starts after the write (``turn_started``) and stops when the chunk holding
         the ``bestmove`` line has been read.  ``deadline`` (the game's one scope) is moved to
-        ``turn_started + allowance`` and back to infinity when the reply is in.
+        about ``turn_started + allowance`` while this waits, and back to infinity after.
 
         Raises:
             EngineFailure: crash, protocol violation or ``error`` reply.
         """
         self._check_idle()
-        if ping:
-            deadline.deadline = math.inf  # the sync is off the clock (bounded by its own timeout)
-            await self._write(position)
-            await self.ping()
-            data = self.conn.send(go)
-        else:
-            try:
-                data = self.conn.send(position) + self.conn.send(go)
-            except SeiProtocolError as exc:
-                raise EngineFailure("engine-error", f"cannot send to {self.name}: {exc}") from None
-        # The game's deadline scope also bounds the write (an engine that stops reading its
-        # input during its turn is out of time like one that stops answering).  It is set once,
-        # before the write, with WRITE_SLACK for the write itself; the stopwatch starts after
-        # the write, and Clock.charge judges the exact overrun from that.  It is left in place
-        # after the reply: nothing awaits before the next turn moves it (or the game ends).
-        deadline.deadline = trio.current_time() + allowance + WRITE_SLACK
-        await self._send(data, bounded=False)  # the game's deadline scope bounds it
-        started = self.turn_started = trio.current_time()
+        conn = self.conn
+        try:
+            if ping:
+                await self._write(position)
+                await self.ping()
+                data = conn.send(go)
+            else:
+                data = conn.send_search(position, go)
+        except SeiProtocolError as exc:
+            raise EngineFailure("engine-error", f"cannot send to {self.name}: {exc}") from None
+        # The turn's deadline: its allowance from now, plus WRITE_SLACK for the write itself
+        # (the stopwatch starts after the write, and Clock.charge judges the exact overrun).
+        # The game's scope is armed with it only around the waits that need it.
+        now = self._now
+        at = now() + allowance + WRITE_SLACK
+        await self._send(data, deadline, at)
+        started = self.turn_started = now()
         last_info: Info | None = None
         while True:
-            # like _event(), but keeps the arrival time of the chunk holding the reply
-            event = self._next(turn=True)
-            if event is NEED_DATA:
-                arrived = await self._receive()
-                continue
-            if event is EOF:
-                self.broken = True
-                with trio.move_on_after(1.0):
-                    await self.process.wait()
-                raise self._crashed("exited during its turn" if self.process.status else "closed its output during its turn")
-            if isinstance(event, BestMove):
-                return Reply(event.turn, arrived - started, last_info)
-            if isinstance(event, Resign):
-                return Reply(None, arrived - started, last_info)
-            if isinstance(event, Info):
-                if event.string is None:
-                    last_info = event
-            elif isinstance(event, EngineError):
-                self.broken = True
-                raise EngineFailure("engine-error", f"error {event.text}")
+            # like _event(), but keeps the arrival time of the chunk holding the reply (the
+            # codec holds no complete line here: _check_idle read them all)
+            arrived = await self._receive(deadline, at)
+            while (event := self._next(turn=True)) is not NEED_DATA:
+                if event is EOF:
+                    self.broken = True
+                    with trio.move_on_after(1.0):
+                        await self.process.wait()
+                    status = self.process.status
+                    raise self._crashed("exited during its turn" if status else "closed its output during its turn")
+                if type(event) is BestMove:
+                    return Reply(event.turn, arrived - started, last_info)  # type: ignore[attr-defined]
+                if type(event) is Resign:
+                    return Reply(None, arrived - started, last_info)
+                if type(event) is Info:
+                    if event.string is None:  # type: ignore[attr-defined]
+                        last_info = event  # type: ignore[assignment]
+                elif type(event) is EngineError:
+                    self.broken = True
+                    raise EngineFailure("engine-error", f"error {event.text}")  # type: ignore[attr-defined]
+            if now() > at:
+                # An engine that floods its output never makes us wait, so the scope, armed
+                # only while waiting, would never fire: arm it expired and let it.
+                deadline.deadline = at
+                await trio.lowlevel.checkpoint()
 
     async def stop_search(self, timeout: float = STOP_TIMEOUT) -> None:
         """After a time loss: ``stop`` and wait for that search's ``bestmove``, or mark broken."""

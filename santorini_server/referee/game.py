@@ -68,9 +68,15 @@ class GameReport:
 
     outcome: Outcome
     record: GameRecord
-    final_sps: str
+    final_position: Position | None
+    """Where the game ended (None for a game forfeited before it began)."""
     engine_seconds: float = 0.0
     """Sum of the charged thinking times (for overhead measurements)."""
+
+    @property
+    def final_sps(self) -> str:
+        """The final position's SPS ("" if none), formatted on demand."""
+        return "" if self.final_position is None else self.final_position.sps()
 
 
 def _cut(text: str) -> str:
@@ -228,5 +234,5 @@ async def play_game(engines: tuple[Engine, Engine], setup: GameSetup) -> GameRep
         if outcome.winner is not None:
             await engine.send_result(outcome.result, outcome.termination)
     record = make_record(setup, (engines[0].name, engines[1].name), outcome, turns)
-    return GameReport(outcome, record, pos.sps(), engine_seconds)
+    return GameReport(outcome, record, pos, engine_seconds)
 

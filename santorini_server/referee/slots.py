@@ -94,5 +94,5 @@ async def play_or_forfeit(
             started.append(await get())
         except EngineFailure as failure:
             outcome = Outcome(2 - side, failure.kind, failure.detail)
-            return GameReport(outcome, make_record(setup, names, outcome), setup.opening or "")
+            return GameReport(outcome, make_record(setup, names, outcome), None)
     return await play_game((started[0], started[1]), setup)

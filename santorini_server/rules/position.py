@@ -8,7 +8,8 @@ mask and one worker mask per player, so equality and hashing are cheap.
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple, final
+import functools
+from typing import Any, Callable, NamedTuple, final
 
 from .gods import MORTAL, check_matchup
 from .movegen import WIN_CLIMB, WIN_NONE, WIN_PAN, RawState, count_turns, generate, has_turn
@@ -32,6 +33,8 @@ class Transition(NamedTuple):
 
 
 _WIN_TAGS = {WIN_NONE: None, WIN_CLIMB: "climb", WIN_PAN: "pan-drop"}
+
+_match_turn: Callable[["Position", str], Transition] | None = None
 
 
 @final
@@ -91,8 +94,11 @@ class Position:
 
     @classmethod
     def start(cls, gods: tuple[str, str] = (MORTAL, MORTAL)) -> "Position":
-        """The empty board before placement (SEI ``startpos``) with the given gods."""
-        return cls(gods=gods)
+        """The empty board before placement (SEI ``startpos``) with the given gods.
+
+        Positions are immutable, so each matchup's start is built (and checked) once.
+        """
+        return _start(tuple(gods))  # type: ignore[arg-type]
 
     @classmethod
     def from_sps(cls, text: str) -> "Position":
@@ -170,9 +176,10 @@ class Position:
             MalformedTurnError: ``text`` is not STN.
             IllegalTurnError: well-formed, but not a legal complete turn here.
         """
-        from ..notation.stn import match_turn
-
-        return match_turn(self, text)
+        global _match_turn
+        if _match_turn is None:  # notation sits above rules: bound on first use, not imported per call
+            from ..notation.stn import match_turn as _match_turn
+        return _match_turn(self, text)
 
     def problems(self) -> list[str]:
         """Every reason this position is invalid (empty when valid), python-chess ``status()`` style."""
@@ -207,7 +214,18 @@ class Position:
         return self.sps()
 
 
+@functools.lru_cache(maxsize=None)
+def _start(gods: tuple[str, str]) -> Position:
+    return Position(gods=gods)
+
+
 _set = object.__setattr__
+# The slots' own setters: the immutable class refuses ``setattr``, and calling a member
+# descriptor directly is about twice as fast as ``object.__setattr__`` (a successor is built on
+# every turn the referee checks).
+(_set_gods, _set_h1, _set_h2, _set_h3, _set_domes, _set_workers, _set_to_move, _set_turn, _set_athena_up, _set_hash) = (
+    Position.__dict__[name].__set__ for name in Position.__slots__
+)
 
 
 def _init(
@@ -222,14 +240,13 @@ def _init(
     turn: int,
     athena_up: bool,
 ) -> None:
-    _set(pos, "gods", gods)
-    _set(pos, "h1", h1)
-    _set(pos, "h2", h2)
-    _set(pos, "h3", h3)
-    _set(pos, "domes", domes)
-    _set(pos, "workers", workers)
-    _set(pos, "to_move", to_move)
-    _set(pos, "turn", turn)
-    _set(pos, "athena_up", athena_up)
-    _set(pos, "_hash", None)
-
+    _set_gods(pos, gods)
+    _set_h1(pos, h1)
+    _set_h2(pos, h2)
+    _set_h3(pos, h3)
+    _set_domes(pos, domes)
+    _set_workers(pos, workers)
+    _set_to_move(pos, to_move)
+    _set_turn(pos, turn)
+    _set_athena_up(pos, athena_up)
+    _set_hash(pos, None)

@@ -25,31 +25,40 @@ from .messages import (
     Stop,
 )
 
-__all__ = ["WRITERS", "write_command"]
-
-# The order `go` fields are written in: protocol.md 4.1's order.
-_GO_FIELDS = ("p1time", "p2time", "p1inc", "p2inc", "movestogo", "movetime", "depth", "nodes")
-
+__all__ = ["WRITERS", "write_command", "write_position", "write_go"]
 
 def _write_setoption(c: SetOption) -> str:
     return f"setoption name {c.name}" + ("" if c.value is None else f" value {c.value}")
 
 
-def _write_position(c: Position) -> str:
+def write_position(c: Position) -> str:
     start = "startpos" if c.sps is None else f"sps {c.sps}"
     # `moves` is left out when there are none (decision: both forms are valid, one is canonical).
     return f"position {start}" + ("" if not c.moves else " moves " + " ".join(c.moves))
 
 
-def _write_go(c: Go) -> str:
-    words = ["go"]
-    for name in _GO_FIELDS:
-        value = getattr(c, name)
-        if value is not None:
-            words += [name, str(value)]
+def write_go(c: Go) -> str:
+    # protocol.md 4.1's order; written out field by field (a ``go`` is sent every turn)
+    words = "go"
+    if c.p1time is not None:
+        words += f" p1time {c.p1time}"
+    if c.p2time is not None:
+        words += f" p2time {c.p2time}"
+    if c.p1inc is not None:
+        words += f" p1inc {c.p1inc}"
+    if c.p2inc is not None:
+        words += f" p2inc {c.p2inc}"
+    if c.movestogo is not None:
+        words += f" movestogo {c.movestogo}"
+    if c.movetime is not None:
+        words += f" movetime {c.movetime}"
+    if c.depth is not None:
+        words += f" depth {c.depth}"
+    if c.nodes is not None:
+        words += f" nodes {c.nodes}"
     if c.infinite:
-        words.append("infinite")
-    return " ".join(words)
+        words += " infinite"
+    return words
 
 
 WRITERS: dict[type, Callable[[Any], str]] = {
@@ -57,8 +66,8 @@ WRITERS: dict[type, Callable[[Any], str]] = {
     SetOption: _write_setoption,
     IsReady: lambda c: "isready",
     NewGame: lambda c: f"newgame gods {c.gods[0]}/{c.gods[1]}",
-    Position: _write_position,
-    Go: _write_go,
+    Position: write_position,
+    Go: write_go,
     Stop: lambda c: "stop",
     Result: lambda c: f"result {c.result} {c.reason}",
     Debug: lambda c: "debug on" if c.on else "debug off",

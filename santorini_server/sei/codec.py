@@ -27,11 +27,11 @@ for the game layer to decide.
 from __future__ import annotations
 
 from ._readers import ReadContext, read_line
-from ._state import ERROR, ConnectionState, State
+from ._state import ERROR, IDLE, SEARCHING, ConnectionState, State
 from ._util import Sentinel
-from ._writers import write_command
+from ._writers import write_command, write_go, write_position
 from .errors import MAX_QUOTE_LENGTH, RemoteProtocolError, quote
-from .messages import Command, EngineMessage, PerftRequest, PerftResult, Sei
+from .messages import Command, EngineMessage, Go, PerftRequest, PerftResult, Position, Sei
 
 __all__ = ["MAX_LINE_LENGTH", "NEED_DATA", "EOF", "SeiConnection"]
 
@@ -151,6 +151,8 @@ class SeiConnection:
             RemoteProtocolError: the engine sent a malformed, overlong or out-of-sequence line,
                 or the connection was already in ERROR.  The connection is then in ERROR for good.
         """
+        if self._line_start == 0 and self._overlong is None and not self._closed and self._cs.state is not ERROR:
+            return NEED_DATA  # the common answer, asked before every turn: decided without work
         if self._cs.state is ERROR:
             raise RemoteProtocolError("can't receive: the connection is in state ERROR")
         try:
@@ -205,6 +207,18 @@ class SeiConnection:
         elif type(command) is PerftRequest:
             self._ctx.requested_perft_depth = command.depth
         return write_command(command)
+
+    def send_search(self, position: Position, go: Go) -> bytes:
+        """The bytes of ``position`` then ``go``, a turn's request in one write.
+
+        The same as ``send(position) + send(go)`` (and raises as they would), with one state
+        step for the pair: the referee sends it on every turn.
+        """
+        cs = self._cs
+        if cs.state is not IDLE:
+            return self.send(position) + self.send(go)  # raises the error its state deserves
+        cs.state = SEARCHING
+        return (write_position(position) + "\n" + write_go(go) + "\n").encode("ascii")
 
     def send_failed(self) -> None:
         """Tell the connection that writing the bytes of the last :meth:`send` failed.

@@ -361,8 +361,16 @@ class Go:
         """Skip validation for values the referee's own clocks produced (as ``Position._trusted``):
         a ``go`` is built every turn."""
         self = object.__new__(cls)
-        for name, value in zip(_GO_SLOTS, (p1time, p2time, p1inc, p2inc, movestogo, movetime, depth, nodes, False)):
-            object.__setattr__(self, name, value)
+        s1, s2, s3, s4, s5, s6, s7, s8, s9 = _GO_SETTERS
+        s1(self, p1time)
+        s2(self, p2time)
+        s3(self, p1inc)
+        s4(self, p2inc)
+        s5(self, movestogo)
+        s6(self, movetime)
+        s7(self, depth)
+        s8(self, nodes)
+        s9(self, False)
         return self
 
     def __post_init__(self) -> None:
@@ -378,7 +386,11 @@ class Go:
             raise LocalProtocolError(f"go infinite must be a bool, got {self.infinite!r}")
 
 
-_GO_SLOTS = ("p1time", "p2time", "p1inc", "p2inc", "movestogo", "movetime", "depth", "nodes", "infinite")
+#: The slots' own setters (a frozen dataclass refuses ``setattr``; these are its fast way in).
+_GO_SETTERS = tuple(
+    Go.__dict__[name].__set__
+    for name in ("p1time", "p2time", "p1inc", "p2inc", "movestogo", "movetime", "depth", "nodes", "infinite")
+)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

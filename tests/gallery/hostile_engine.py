@@ -21,7 +21,8 @@ Faults (``fault=``):
   characters in ``info string`` and unknown lines, then a good turn: harmless), ``longline``
   (10 MB without a newline, then waits), ``stderr`` (100 MB to stderr, then a good turn),
   ``resign``, ``close-stdout`` (closes stdout and keeps running until ``quit``), ``clock``
-  (sleeps until its clock has ``left=MS`` ms, or is ``over=MS`` ms past zero, then answers).
+  (sleeps until its clock has ``left=MS`` ms, or is ``over=MS`` ms past zero, then answers),
+  ``chatter`` (``info`` lines as fast as it can write them, never a ``bestmove``).
 * always: ``stubborn`` (ignores ``quit``, stdin EOF and SIGTERM), ``grandchild`` (starts a
   grandchild in its own process group that holds stdout/stderr and ignores SIGTERM, with
   ``mark=TEXT`` in its command line; combine with ``then=crash`` to crash at turn ``at``).
@@ -140,6 +141,11 @@ def main() -> None:
                     err.write(block)
                 err.flush()
                 say(f"bestmove {best}\n")
+            elif turn_fault == "chatter":
+                block = b"info depth 1 nodes 1 score cp 0 pv b3-b4+c5\n" * 100
+                while True:
+                    out.write(block)
+                    out.flush()
             elif turn_fault == "resign":
                 say("bestmove resign\n")
             elif turn_fault == "close-stdout":
