@@ -185,7 +185,8 @@ def check_tag(name: object, value: object) -> None:
     """Raise :class:`RecordError` unless ``[name "value"]`` may appear in a record."""
     if not isinstance(name, str) or _TAG_NAME_RE.fullmatch(name) is None:
         raise RecordError(f"bad tag name {name!r} (letters, digits, '_', starting with a letter)")
-    check_text(f"tag {name}", value)
+    if not isinstance(value, str) or _bad_char(value) >= 0:
+        check_text(f"tag {name}", value)  # raises, with the message
     assert isinstance(value, str)
     _check_tag_value(name, value)
 
