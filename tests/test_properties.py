@@ -98,17 +98,19 @@ def test_plain_turn_fast_path_agrees_with_generation(pos: Position, rnd: "random
     from santorini_server.rules.squares import SQUARE_NAMES
 
     legal = {t.stn: t for t in generate(pos)}
-    plain_god = bool(pos.workers[pos.to_move]) and pos.gods[pos.to_move] in _FAST_COUNT
+    placing = not pos.workers[pos.to_move]
+    plain_god = not placing and pos.gods[pos.to_move] in _FAST_COUNT
+    assert pos.is_lost() == (not legal)
     for stn, raw in legal.items():
         got = plain_turn(pos, stn)
         plain_shape = len(stn) in (5, 8) and stn[2] == "-" and (len(stn) == 5 or stn[5] == "+")
-        if plain_god and plain_shape:
+        if placing or (plain_god and plain_shape):
             assert got == raw, stn
         else:
             assert got is None or got == raw, stn
     for _ in range(300):
         a, b, c = (rnd.choice(SQUARE_NAMES) for _ in range(3))
-        for text in (f"{a}-{b}+{c}", f"{a}-{b}", f"{a}x{b}+{c}", f"{a}-{b}+{c}D"):
+        for text in (f"{a}-{b}+{c}", f"{a}-{b}", f"{a}x{b}+{c}", f"{a}-{b}+{c}D", f"{a},{b}"):
             got = plain_turn(pos, text)
             if got is not None:
                 assert isinstance(got, RawTurn) and legal.get(text) == got, text

@@ -242,6 +242,19 @@ def test_athena_up_forbids_opponent_climbing_worked_case_6() -> None:
     assert p.count_turns() == 29
 
 
+def test_placements_from_an_opening_are_checked_by_the_referees_check() -> None:
+    """``Position.play`` (canonical placements take a fast path) against domes and workers."""
+    p = pos(h={"b3": 2}, domes="c3", p1="a1,e5", stm=2, turn=1)
+    assert p.play("b3,d3").stn == "b3,d3"  # a built square is free to stand on
+    assert p.play("d3,b3").stn == "b3,d3"  # any order, written canonically
+    for taken in ("c3,d3", "a1,d3", "d3,d3"):
+        with pytest.raises(IllegalTurnError):
+            p.play(taken)
+    assert not p.is_lost()
+    full = pos(domes=" ".join(f"{f}{r}" for f in "abcde" for r in "12345" if f"{f}{r}" not in ("a1", "e5", "c3")), p1="a1,e5", stm=2, turn=1)
+    assert full.is_lost()  # one free square: no placement
+
+
 def test_athena_up_is_enforced_by_the_referees_check_too() -> None:
     """``Position.play`` (the per-turn check, with its plain-turn fast path) applies the ruling."""
     p = pos("mortal/athena[up]", h={"b1": 1}, p1="a1,e5", p2="c5,e1")

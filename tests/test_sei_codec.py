@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import ast
+import dataclasses
 import pathlib
+import re
 import subprocess
 import sys
 from collections.abc import Callable
@@ -1088,19 +1090,80 @@ def test_all_is_complete_and_exact() -> None:
 
 
 @settings(max_examples=400, deadline=None)
-@given(st.text(alphabet=st.sampled_from(list(" \t!-+,xD~abcde12345\x7f\u00e9\ufffd")), max_size=12))
+@given(st.text(alphabet=st.sampled_from(list(" \t\r\n!-+,xD~abcde12345\x7f\u00e9\ufffd")), max_size=12))
 def test_bestmove_fast_path_reads_like_the_general_reader(tail: str) -> None:
-    """``read_line`` skips the tokenizer for ``bestmove <token>``; it must decide as the
-    general reader does (same event, or the same error) for every tail."""
-    from santorini_server.sei._readers import _TOKEN_SPAN, READERS, ReadContext, read_line
+    """``next_event`` reads a searching engine's one-line ``bestmove`` chunk without framing
+    and tokenizing; every event, error and state must be what the general path gives."""
+    from santorini_server.sei import codec
 
-    line = "bestmove " + tail
+    data = ("bestmove " + tail + "\n").encode("utf-8")
 
-    def outcome(read: Callable[[], object]) -> object:
+    def run(fast: bool) -> list[object]:
+        conn = searching_conn()
+        saved = codec._BESTMOVE_CHUNK
+        if not fast:
+            codec._BESTMOVE_CHUNK = re.compile(b"(?!)")  # never matches: the general path
         try:
-            return read()
-        except sei.RemoteProtocolError as exc:
-            return ("error", str(exc))
+            conn.receive_data(data)
+            seen: list[object] = []
+            for _ in range(4):
+                try:
+                    event = conn.next_event()
+                except sei.RemoteProtocolError as exc:
+                    seen.append(("error", str(exc)))
+                    break
+                seen.append(event)
+                if event is sei.NEED_DATA:
+                    break
+            return seen + [conn.state]
+        finally:
+            codec._BESTMOVE_CHUNK = saved
 
-    general = outcome(lambda: READERS["bestmove"](line, list(_TOKEN_SPAN.finditer(line)), ReadContext()))
-    assert outcome(lambda: read_line(line, ReadContext())) == general
+    assert run(fast=True) == run(fast=False)
+
+
+_GO_ORDER = ("p1time", "p2time", "p1inc", "p2inc", "movestogo", "movetime", "depth", "nodes")
+_maybe = st.none() | st.integers(1, 10**7)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.fixed_dictionaries({name: _maybe for name in _GO_ORDER}), st.booleans(), _maybe, _maybe, _maybe)
+def test_go_lines_from_a_game_writer_match_protocol_order(
+    fields: dict[str, int | None], infinite: bool, p1: int | None, p2: int | None, mtg: int | None
+) -> None:
+    """``go_writer`` (the referee's per-game writer) and ``write_go`` give protocol.md 4.1's
+    line, fields in order; the writer fills in the clocks each turn."""
+    from santorini_server.sei import GoLine, go_writer
+    from santorini_server.sei._writers import write_go
+
+    go = Go(**fields, infinite=infinite)
+
+    def expected(values: dict[str, int | None]) -> str:
+        words = ["go"] + [f"{n} {values[n]}" for n in _GO_ORDER if values[n] is not None]
+        return " ".join(words + (["infinite"] if infinite else []))
+
+    assert write_go(go) == expected(fields)
+    clocks = {
+        "p1time": None if fields["p1time"] is None else p1 or 0,
+        "p2time": None if fields["p2time"] is None else p2 or 0,
+        "movestogo": None if fields["movestogo"] is None else mtg or 1,
+    }
+    line = go_writer(go)(clocks["p1time"], clocks["p2time"], clocks["movestogo"])
+    assert type(line) is GoLine and line == expected({**fields, **clocks})
+    conn = idle_conn()
+    assert conn.send_search(Position(), line) == conn_bytes(Position(), go, clocks)
+
+
+def conn_bytes(position: Position, go: Go, clocks: dict[str, int | None]) -> bytes:
+    conn = idle_conn()
+    return conn.send(position) + conn.send(dataclasses.replace(go, **clocks))
+
+
+def test_send_search_takes_a_go_or_a_writers_line_only() -> None:
+    conn = idle_conn()
+    with pytest.raises(TypeError):
+        conn.send_search(Position(), "go p1time 5")  # type: ignore[arg-type]
+    searching = searching_conn()
+    with pytest.raises(LocalProtocolError):
+        searching.send_search(Position(), Go())
+    assert searching.state is ERROR

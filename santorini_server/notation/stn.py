@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..rules.movegen import generate, plain_turn
+from ..rules.movegen import generate
 from ..rules.position import Position, Transition
 from ..rules.squares import BB_ALL, CANONICAL_KEY, SQUARE_NAMES, parse_square
 from .errors import IllegalTurnError, MalformedTurnError, quote
@@ -163,9 +163,6 @@ def match_turn(pos: Position, text: str) -> Transition:
         MalformedTurnError: ``text`` is not STN.
         IllegalTurnError: not a legal complete turn of ``pos`` (the message quotes the SPS).
     """
-    raw = plain_turn(pos, text)
-    if raw is not None:
-        return Transition(raw.stn, raw.win, pos._child(raw.state))
     masks = _filters(pos, text)
     if masks is None:
         parse_stn(text)  # raises MalformedTurnError unless it is STN for the other phase

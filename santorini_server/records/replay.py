@@ -30,7 +30,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import MutableMapping
 
-from ..notation import IllegalTurnError, MalformedTurnError, NotationError, match_turn
+from ..notation import IllegalTurnError, MalformedTurnError, NotationError
 from ..rules import Position, Transition, check_matchup, ruleset_of
 from .game import GameRecord, start_side_and_turn
 
@@ -158,7 +158,7 @@ def _walk(
         t = cache.get((pos, text)) if cached else None  # type: ignore[union-attr]
         if t is None:
             try:
-                t = match_turn(pos, text)  # what Position.play does, minus a per-call import
+                t = pos.play(text)
             except (MalformedTurnError, IllegalTurnError) as exc:
                 problems.append(ReplayProblem(number, i + 1, _label(side, move_no, text), str(exc)))
                 break

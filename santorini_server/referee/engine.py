@@ -18,7 +18,7 @@ import math
 import signal
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Callable
+from typing import Callable, NamedTuple
 
 import trio
 
@@ -30,6 +30,7 @@ from ..sei import (
     EngineError,
     Feature,
     Go,
+    GoLine,
     Gods,
     Id,
     Info,
@@ -67,9 +68,21 @@ _MEMORY_WORDS = ("memoryerror", "bad_alloc", "out of memory", "cannot allocate m
 
 _statistics = trio.lowlevel.current_statistics
 
-LIVE_GAMES: trio.lowlevel.RunVar[int] = trio.lowlevel.RunVar("santorini_live_games", default=0)
-"""Games in progress in this event loop (``play_game`` counts itself in): with one, a reply
-needs no yield to other games, which is the per-turn path of ``match`` and of the benchmark."""
+_LIVE_GAMES: trio.lowlevel.RunVar[list[int]] = trio.lowlevel.RunVar("santorini_live_games")
+
+
+def live_games() -> list[int]:
+    """This event loop's count of games in progress, ``[n]`` (``play_game`` counts itself in).
+
+    With one, a reply needs no yield to other games: the per-turn path of ``match`` and of the
+    benchmark.  A one-item list, so an engine can keep it and read it for the price of an index.
+    """
+    try:
+        return _LIVE_GAMES.get()
+    except LookupError:
+        counter = [0]
+        _LIVE_GAMES.set(counter)
+        return counter
 
 HANDSHAKE_TIMEOUT = 10.0
 """``sei`` -> ``seiok`` (protocol.md 4.5: "no seiok within start-up timeout (e.g. 10 s)"; fastchess
@@ -109,9 +122,11 @@ class EngineInfo:
     version: int = 1
 
 
-@dataclass(frozen=True, slots=True)
-class Reply:
-    """The answer to one ``go``: the turn text (None for resign) and the engine's last ``info``."""
+class Reply(NamedTuple):
+    """The answer to one ``go``: the turn text (None for resign) and the engine's last ``info``.
+
+    A named tuple: one is made every turn, and a tuple is the cheapest immutable record.
+    """
 
     turn: str | None
     elapsed: float
@@ -146,6 +161,7 @@ class Engine:
         self._io_log = io_log
         self._now = trio.lowlevel.current_clock().current_time
         """The run's clock, bound once (``trio.current_time`` is three calls deep)."""
+        self._live = live_games()
         self.turn_started = 0.0
         """trio time at which the last ``go`` was written (the stopwatch's start)."""
 
@@ -286,7 +302,7 @@ class Engine:
         in, so nothing after the arrival (a yield to other games) can time the reply out.
         """
         process = self.process
-        crowded = LIVE_GAMES.get() > 1
+        crowded = self._live[0] > 1
         if deadline is None and (crowded or self._now() >= trio.current_effective_deadline()):
             # A read bounded by the caller's timeout, which only a pass through the scheduler
             # can fire: take one once it is due (an engine flooding its output never makes us
@@ -327,7 +343,8 @@ class Engine:
         Raises:
             EngineFailure: ``engine-error`` for an out-of-sequence or malformed line or ``error``.
         """
-        self._poll()
+        if self.conn.lines_waiting or self.process.output_pending():
+            self._poll()
 
     def _poll(self, until: type | None = None) -> bool:
         """Act on what the engine has already written, without waiting; True once an ``until``
@@ -423,7 +440,7 @@ class Engine:
     async def think(
         self,
         position: Position,
-        go: Go,
+        go: Go | GoLine,
         *,
         deadline: trio.CancelScope,
         allowance: float,
@@ -442,6 +459,7 @@ class Engine:
         conn = self.conn
         try:
             if ping:
+                assert isinstance(go, Go), "the ping path takes a Go"
                 await self._write(position)
                 await self.ping()
                 data = conn.send(go)
@@ -454,7 +472,12 @@ class Engine:
         # The game's scope is armed with it only around the waits that need it.
         now = self._now
         at = now() + allowance + WRITE_SLACK
-        await self._send(data, deadline, at)
+        try:
+            sent = self.process.send_nowait(data) if self._io_log is None else 0
+        except (EngineGone, trio.ClosedResourceError):
+            sent = 0  # _send finds the pipe broken again and reports it
+        if sent != len(data):
+            await self._send(data[sent:], deadline, at)
         started = self.turn_started = now()
         last_info: Info | None = None
         while True:

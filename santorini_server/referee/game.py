@@ -23,9 +23,9 @@ from ..notation import IllegalTurnError, MalformedTurnError
 from ..records import GameRecord, TurnRecord
 from ..records.game import MAX_COUNT, clean_text
 from ..rules import Position, ruleset_of
-from ..sei import Go, Info
+from ..sei import Go, Info, go_writer
 from ..sei import Position as PositionCommand
-from .engine import LIVE_GAMES, Engine, EngineFailure
+from .engine import Engine, EngineFailure, live_games
 from .engine_spec import EngineSpec
 from .outcome import Outcome
 from .timecontrol import Clock, TimeControl
@@ -181,7 +181,12 @@ async def play_game(engines: tuple[Engine, Engine], setup: GameSetup) -> GameRep
     mover = pos.to_move
     opening = setup.opening
     ping = setup.ping
-    LIVE_GAMES.set(LIVE_GAMES.get() + 1)
+    # The go lines' fixed parts are written once per game (one writer per mover's limits).
+    go_lines = [go_writer(_go(clocks, clocks[side].tc, side)) for side in (0, 1)]
+    c1, c2 = clocks
+    timed1, timed2 = c1.tc.base_ms is not None, c2.tc.base_ms is not None
+    live = live_games()
+    live[0] += 1
     try:
         with deadline:
             while outcome is None:
@@ -193,7 +198,13 @@ async def play_game(engines: tuple[Engine, Engine], setup: GameSetup) -> GameRep
                 try:
                     reply = await engines[mover].think(
                         PositionCommand._trusted(opening, tuple(moves)),
-                        _go(clocks, clock.tc, mover),
+                        _go(clocks, clock.tc, mover)
+                        if ping
+                        else go_lines[mover](
+                            max(0, int(c1.remaining_ms)) if timed1 else None,
+                            max(0, int(c2.remaining_ms)) if timed2 else None,
+                            clock.movestogo,
+                        ),
                         ping=ping,
                         deadline=deadline,
                         allowance=clock.allowance_ms() / 1000,
@@ -222,7 +233,7 @@ async def play_game(engines: tuple[Engine, Engine], setup: GameSetup) -> GameRep
                 if transition.win:
                     outcome = Outcome(mover + 1, transition.termination or "climb", "")
     finally:
-        LIVE_GAMES.set(LIVE_GAMES.get() - 1)
+        live[0] -= 1
     if deadline.cancelled_caught:
         # the deadline fired during the mover's turn: charge what it used, which overruns
         elapsed_ms = (trio.current_time() - engines[mover].turn_started) * 1000

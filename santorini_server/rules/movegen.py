@@ -368,7 +368,9 @@ def has_turn(pos: "Position") -> bool:
     """
     me = pos.to_move
     mine = pos.workers[me]
-    if mine and pos.gods[me] in _FAST_COUNT:
+    if not mine:  # a placement needs two free squares
+        return (BB_ALL & ~(pos.workers[1 - me] | pos.domes)).bit_count() >= 2
+    if pos.gods[me] in _FAST_COUNT:
         h1, h2, h3 = pos.h1, pos.h2, pos.h3
         free = BB_ALL & ~(mine | pos.workers[1 - me] | pos.domes)
         le = (BB_ALL & ~h1, BB_ALL & ~h2, BB_ALL & ~h3, BB_ALL, BB_ALL)
@@ -426,7 +428,28 @@ def count_turns(pos: "Position") -> int:
 
 
 
-_BIT_BY_NAME = {name: 1 << sq for sq, name in enumerate(_NAMES)}
+def _plain_shapes() -> dict[str, tuple[int, int, int]]:
+    """Every ``a1-b2+c3`` and ``a1-b2`` text of a step to a neighbour and a build next to it,
+    with its (from, to, build) bits (build 0 for the bare move of a win)."""
+    shapes = {}
+    for s in range(25):
+        for d in _bits(NEIGHBOURS_BY_BIT[1 << s]):
+            move = _NAMES[s] + "-" + _NAMES[_sq(d)]
+            shapes[move] = (1 << s, d, 0)
+            for b in _bits(NEIGHBOURS_BY_BIT[d]):
+                shapes[move + "+" + _NAMES[_sq(b)]] = (1 << s, d, b)
+    return shapes
+
+
+_PLAIN_SHAPES = _plain_shapes()
+
+#: Every placement text in canonical order (``b3,d3``), with its two bits.
+_PLACEMENT_SHAPES = {
+    _NAMES[x] + "," + _NAMES[y]: (1 << x, 1 << y)
+    for x in range(25)
+    for y in range(25)
+    if _KEY[x] < _KEY[y]
+}
 
 
 def plain_turn(pos: "Position", text: str) -> RawTurn | None:
@@ -434,35 +457,28 @@ def plain_turn(pos: "Position", text: str) -> RawTurn | None:
 
     The referee's per-turn check (why it exists: checking a submitted turn is on every turn's
     path, and engines nearly always send this shape).  For the gods that move and build
-    normally (mortal, Athena, Pan), ``a1-b2+c3`` or a winning ``a1-b2`` is checked by mask
-    arithmetic on the squares it names, with no generation and no formatting.  None means
-    "not decided here" (another shape, another god, or not legal): the caller falls back to the
-    general matcher, which also words the error.  Agreement with :func:`generate` is tested
-    on every legal turn of random games and on near misses.
+    normally (mortal, Athena, Pan), ``a1-b2+c3`` or a winning ``a1-b2`` is looked up in a table
+    of such texts (steps and builds between neighbours) and checked by mask arithmetic, with
+    no generation and no formatting; so is a placement in canonical order, for every god.  None means "not decided here" (another shape, another
+    god, or not legal): the caller falls back to the general matcher, which also words the
+    error.  Agreement with :func:`generate` is tested on every legal turn of random games and
+    on near misses.
     """
     me = pos.to_move
     mine = pos.workers[me]
-    god = pos.gods[me]
-    if not mine or god not in _FAST_COUNT:
-        return None
-    n = len(text)
-    if n == 8:
-        if text[2] != "-" or text[5] != "+":
-            return None
-        b = _BIT_BY_NAME.get(text[6:])
-        if b is None:
-            return None
-    elif n == 5:
-        if text[2] != "-":
-            return None
-        b = 0
-    else:
-        return None
-    s = _BIT_BY_NAME.get(text[:2], 0)
-    d = _BIT_BY_NAME.get(text[3:5], 0)
     theirs = pos.workers[1 - me]
+    if not mine:
+        place = _PLACEMENT_SHAPES.get(text)
+        if place is None or (place[0] | place[1]) & (theirs | pos.domes):
+            return None
+        return RawTurn(text, WIN_NONE, (pos.h1, pos.h2, pos.h3, pos.domes, place[0] | place[1], theirs, False))
+    god = pos.gods[me]
+    shape = _PLAIN_SHAPES.get(text)
+    if shape is None or god not in _FAST_COUNT:
+        return None
+    s, d, b = shape
     h1, h2, h3, domes = pos.h1, pos.h2, pos.h3, pos.domes
-    if not (s & mine and d & NEIGHBOURS_BY_BIT[s]) or d & (mine | theirs | domes):
+    if not s & mine or d & (mine | theirs | domes):
         return None
     hs = (1 if h1 & s else 0) + (1 if h2 & s else 0) + (1 if h3 & s else 0)
     hd = (1 if h1 & d else 0) + (1 if h2 & d else 0) + (1 if h3 & d else 0)
@@ -472,7 +488,7 @@ def plain_turn(pos: "Position", text: str) -> RawTurn | None:
     up = god == "athena" and hd > hs
     win = _win_kind(god == "pan", hs, hd)
     if win:
-        return RawTurn(text, win, (h1, h2, h3, domes, new_mine, theirs, up)) if n == 5 else None
-    if not b & NEIGHBOURS_BY_BIT[d] or b & (new_mine | theirs | domes):
+        return None if b else RawTurn(text, win, (h1, h2, h3, domes, new_mine, theirs, up))
+    if not b or b & (new_mine | theirs | domes):
         return None
     return RawTurn(text, WIN_NONE, (*_build(h1, h2, h3, domes, b), new_mine, theirs, up))

@@ -12,7 +12,7 @@ import functools
 from typing import Any, Callable, NamedTuple, final
 
 from .gods import MORTAL, check_matchup
-from .movegen import WIN_CLIMB, WIN_NONE, WIN_PAN, RawState, count_turns, generate, has_turn
+from .movegen import WIN_CLIMB, WIN_NONE, WIN_PAN, RawState, count_turns, generate, has_turn, plain_turn
 from .squares import Bitboard, Square
 
 __all__ = ["Position", "Transition"]
@@ -176,6 +176,9 @@ class Position:
             MalformedTurnError: ``text`` is not STN.
             IllegalTurnError: well-formed, but not a legal complete turn here.
         """
+        raw = plain_turn(self, text)  # the usual turn, checked without the notation layer
+        if raw is not None:
+            return Transition(text, raw.win, self._child(raw.state))
         global _match_turn
         if _match_turn is None:  # notation sits above rules: bound on first use, not imported per call
             from ..notation.stn import match_turn as _match_turn

@@ -16,6 +16,7 @@ from ._state import (
     STOPPING,
     State,
 )
+from ._writers import GoLine, go_writer
 from .codec import EOF, MAX_LINE_LENGTH, NEED_DATA, SeiConnection
 from .errors import LocalProtocolError, RemoteProtocolError, SeiProtocolError
 from .messages import (
@@ -53,6 +54,8 @@ from .messages import (
 __all__ = [
     # connection
     "SeiConnection",
+    "GoLine",
+    "go_writer",
     "NEED_DATA",
     "EOF",
     "MAX_LINE_LENGTH",

@@ -302,12 +302,6 @@ def read_line(line: str, ctx: ReadContext) -> EngineMessage | None:
     Raises:
         RemoteProtocolError: a line the referee acts on is malformed.
     """
-    if line.startswith("bestmove "):
-        # The one line of every turn, in its usual shape: skip the tokenizer.  Any other shape
-        # (extra spaces, tabs, a second token, a bad byte) takes the general path below.
-        turn = line[9:]
-        if TOKEN_RE.fullmatch(turn) is not None:
-            return Resign() if turn == "resign" else BestMove(turn=turn)
     tokens = list(_TOKEN_SPAN.finditer(line))
     if not tokens:
         return None

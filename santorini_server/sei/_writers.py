@@ -25,7 +25,7 @@ from .messages import (
     Stop,
 )
 
-__all__ = ["WRITERS", "write_command", "write_position", "write_go"]
+__all__ = ["WRITERS", "GoLine", "go_writer", "write_command", "write_position", "write_go"]
 
 def _write_setoption(c: SetOption) -> str:
     return f"setoption name {c.name}" + ("" if c.value is None else f" value {c.value}")
@@ -37,28 +37,47 @@ def write_position(c: Position) -> str:
     return f"position {start}" + ("" if not c.moves else " moves " + " ".join(c.moves))
 
 
+class GoLine(str):
+    """A ``go`` line made by a :func:`go_writer` (``SeiConnection.send_search`` sends it as is)."""
+
+    __slots__ = ()
+
+
+#: The fields of ``go`` in protocol.md 4.1's order, marking those a game's clocks fill in.
+_GO_FIELDS = (
+    ("p1time", True),
+    ("p2time", True),
+    ("p1inc", False),
+    ("p2inc", False),
+    ("movestogo", True),
+    ("movetime", False),
+    ("depth", False),
+    ("nodes", False),
+)
+
+
+def go_writer(go: Go) -> Callable[[int | None, int | None, int | None], GoLine]:
+    """A writer of the ``go`` lines of one game, for the fields ``go`` has.
+
+    The fields that stay the same from turn to turn (increments, ``movetime``, ``depth``,
+    ``nodes``) are written once; the returned function fills in ``p1time``, ``p2time`` and
+    ``movestogo`` (each present exactly when ``go`` has it).  Why: the referee writes a ``go``
+    every turn.  ``write_go(go)`` is ``go_writer(go)(go.p1time, go.p2time, go.movestogo)``.
+    """
+    fmt = "go"
+    slot = {"p1time": "{0}", "p2time": "{1}", "movestogo": "{2}"}
+    for name, clocked in _GO_FIELDS:
+        value = getattr(go, name)
+        if value is not None:
+            fmt += f" {name} " + (slot[name] if clocked else str(value))
+    if go.infinite:
+        fmt += " infinite"
+    fill = fmt.format
+    return lambda p1time, p2time, movestogo: GoLine(fill(p1time, p2time, movestogo))
+
+
 def write_go(c: Go) -> str:
-    # protocol.md 4.1's order; written out field by field (a ``go`` is sent every turn)
-    words = "go"
-    if c.p1time is not None:
-        words += f" p1time {c.p1time}"
-    if c.p2time is not None:
-        words += f" p2time {c.p2time}"
-    if c.p1inc is not None:
-        words += f" p1inc {c.p1inc}"
-    if c.p2inc is not None:
-        words += f" p2inc {c.p2inc}"
-    if c.movestogo is not None:
-        words += f" movestogo {c.movestogo}"
-    if c.movetime is not None:
-        words += f" movetime {c.movetime}"
-    if c.depth is not None:
-        words += f" depth {c.depth}"
-    if c.nodes is not None:
-        words += f" nodes {c.nodes}"
-    if c.infinite:
-        words += " infinite"
-    return words
+    return go_writer(c)(c.p1time, c.p2time, c.movestogo)
 
 
 WRITERS: dict[type, Callable[[Any], str]] = {

@@ -26,12 +26,14 @@ for the game layer to decide.
 
 from __future__ import annotations
 
+import re
+
 from ._readers import ReadContext, read_line
 from ._state import ERROR, IDLE, SEARCHING, ConnectionState, State
 from ._util import Sentinel
-from ._writers import write_command, write_go, write_position
+from ._writers import GoLine, write_command, write_go, write_position
 from .errors import MAX_QUOTE_LENGTH, RemoteProtocolError, quote
-from .messages import Command, EngineMessage, Go, PerftRequest, PerftResult, Position, Sei
+from .messages import BestMove, Command, EngineMessage, Go, PerftRequest, PerftResult, Position, Resign, Sei
 
 __all__ = ["MAX_LINE_LENGTH", "NEED_DATA", "EOF", "SeiConnection"]
 
@@ -41,6 +43,10 @@ __all__ = ["MAX_LINE_LENGTH", "NEED_DATA", "EOF", "SeiConnection"]
 #: (``b3-d3,c2-e2+e1``), roughly 64 KB.  256 KiB is four times that, and bounds what one engine
 #: can make the referee buffer (h11 bounds an incomplete event at 16 KiB for the same reason).
 MAX_LINE_LENGTH = 256 * 1024
+
+
+#: One ``bestmove`` line holding one printable-ASCII token, and nothing else (no CR either).
+_BESTMOVE_CHUNK = re.compile(rb"bestmove ([!-~]+)\n")
 
 
 class NEED_DATA(Sentinel, metaclass=Sentinel):
@@ -87,6 +93,12 @@ class SeiConnection:
     def ping_outstanding(self) -> bool:
         """An ``isready`` was sent and its ``readyok`` has not been read yet."""
         return self._cs.ping_outstanding
+
+    @property
+    def lines_waiting(self) -> bool:
+        """Whether :meth:`next_event` has something other than ``NEED_DATA`` to say (a buffered
+        line, EOF, an overlong line, or the ERROR state): a cheap question before a poll."""
+        return bool(self._line_start) or self._overlong is not None or self._closed or self._cs.state is ERROR
 
     @property
     def trailing_data(self) -> bytes:
@@ -156,8 +168,20 @@ class SeiConnection:
             RemoteProtocolError: the engine sent a malformed, overlong or out-of-sequence line,
                 or the connection was already in ERROR.  The connection is then in ERROR for good.
         """
-        if self._line_start == 0 and self._overlong is None and not self._closed and self._cs.state is not ERROR:
+        if not self.lines_waiting:
             return NEED_DATA  # the common answer, asked before every turn: decided without work
+        buf = self._buffer
+        if self._line_start == len(buf) and self._cs.state is SEARCHING and buf.startswith(b"bestmove "):
+            # A turn's reply in its usual shape, the whole buffer: ``bestmove <token>``.  Read
+            # here as read_line + process_engine_message would (same event, same state), minus
+            # the framing and tokenizer; any other shape takes the general path below.
+            match = _BESTMOVE_CHUNK.fullmatch(buf)
+            if match is not None:
+                turn = match[1].decode("ascii")
+                buf.clear()
+                self._line_start = self._searched_to = 0
+                self._cs.state = IDLE
+                return Resign() if turn == "resign" else BestMove(turn=turn)
         if self._cs.state is ERROR:
             raise RemoteProtocolError("can't receive: the connection is in state ERROR")
         try:
@@ -213,17 +237,23 @@ class SeiConnection:
             self._ctx.requested_perft_depth = command.depth
         return write_command(command)
 
-    def send_search(self, position: Position, go: Go) -> bytes:
+    def send_search(self, position: Position, go: Go | GoLine) -> bytes:
         """The bytes of ``position`` then ``go``, a turn's request in one write.
 
         The same as ``send(position) + send(go)`` (and raises as they would), with one state
-        step for the pair: the referee sends it on every turn.
+        step for the pair: the referee sends it on every turn.  ``go`` may be a line from a
+        :func:`go_writer`, the referee's fast way to write a game's ``go`` lines.
         """
         cs = self._cs
+        if type(go) is not GoLine:
+            if not isinstance(go, Go):
+                raise TypeError(f"go must be a Go or a GoLine from go_writer, not {type(go).__name__}")
+            go = write_go(go)
         if cs.state is not IDLE:
-            return self.send(position) + self.send(go)  # raises the error its state deserves
+            self.send(position)  # only IDLE takes a position: raises the error its state deserves
+            raise AssertionError("unreachable: position is sent in IDLE only")
         cs.state = SEARCHING
-        return (write_position(position) + "\n" + write_go(go) + "\n").encode("ascii")
+        return (write_position(position) + "\n" + go + "\n").encode("ascii")
 
     def send_failed(self) -> None:
         """Tell the connection that writing the bytes of the last :meth:`send` failed.
