@@ -1163,7 +1163,38 @@ def test_send_search_takes_a_go_or_a_writers_line_only() -> None:
     conn = idle_conn()
     with pytest.raises(TypeError):
         conn.send_search(Position(), "go p1time 5")  # type: ignore[arg-type]
+    with pytest.raises(TypeError):
+        conn.send_search("position startpos", Go())  # type: ignore[arg-type]
     searching = searching_conn()
     with pytest.raises(LocalProtocolError):
         searching.send_search(Position(), Go())
     assert searching.state is ERROR
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.sampled_from([None, "mortal/mortal;00000/00000/00000/00000/00000;-/-;1;1"]),
+    st.lists(st.text(alphabet="abcde12345-+,xD", min_size=1, max_size=9), max_size=8),
+)
+def test_a_games_position_writer_writes_what_position_does(sps: str | None, turns: list[str]) -> None:
+    from santorini_server.sei import PositionWriter
+    from santorini_server.sei._writers import write_position
+
+    writer = PositionWriter(sps)
+    assert writer.line == write_position(Position(sps=sps))
+    for i, turn in enumerate(turns):
+        writer.push(turn)
+        assert writer.line == write_position(Position(sps=sps, moves=tuple(turns[: i + 1])))
+    assert idle_conn().send_search(writer, Go(depth=2)) == conn_bytes(Position(sps=sps, moves=tuple(turns)), Go(depth=2), {})
+
+
+def test_position_writer_refuses_what_position_refuses() -> None:
+    from santorini_server.sei import PositionWriter
+
+    with pytest.raises(LocalProtocolError):
+        PositionWriter("two tokens")
+    writer = PositionWriter()
+    for bad in ("", "b3 b4", "b3\n", "é"):
+        with pytest.raises(LocalProtocolError):
+            writer.push(bad)
+    assert writer.line == "position startpos"

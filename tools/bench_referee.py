@@ -4,7 +4,11 @@
 Three measurements, in one run, printed as medians:
 
 1. floor: a trio parent writes one request line to a minimal engine process (the same
-   canned engine the referee plays) and reads its one-line answer; median round trip.
+   canned engine the referee plays) and reads its one-line answer with trio's standard stream
+   calls (``send_all``, ``receive_some``); median round trip.  Measured on the very engine
+   process the referee then plays, just before each game, so both sides see the same kernel
+   scheduling (on one core a round trip is fast or slow depending on whether the woken engine
+   preempts its parent, and that varies from process to process).
 2. referee: whole games between two canned engines (zero thinking: each answers from a fixed
    script) through the real referee (``play_game``: position+go in one write, parse, rules
    check, clock, record).  Per turn: game wall time / turns (the engines' own work is nil, so
@@ -14,8 +18,8 @@ Three measurements, in one run, printed as medians:
 3. clock accuracy: an engine that sleeps a known time per turn reports what it really spent;
    the referee's charged time minus that, median and 99th percentile (target < 1 ms / < 5 ms).
 
-    python tools/bench_referee.py [--games 20] [--pin]
-    (--pin runs the whole measurement under ``taskset -c 0``; run both to compare)
+    python tools/bench_referee.py [--games 40] [--pin]
+    (--pin runs the whole measurement on core 0; run both to compare)
 """
 
 from __future__ import annotations
@@ -32,7 +36,6 @@ from pathlib import Path
 
 import trio
 
-from santorini_server.process import open_engine_process
 from santorini_server.referee import Engine, GameSetup, parse_tc, play_game
 from santorini_server.referee.engine_spec import EngineSpec
 from santorini_server.rules import Position
@@ -77,21 +80,22 @@ def spec(script: Path, name: str, *extra: str) -> EngineSpec:
     return EngineSpec(name=name, argv=tuple(canned_argv(script, KIND, *extra)))
 
 
-async def floor(script: Path, rounds: int) -> list[float]:
+async def round_trips(process: object, rounds: int) -> list[float]:
+    """The floor: ``rounds`` bare request/response round trips over the engine's pipes."""
     times = []
-    async with open_engine_process(canned_argv(script, KIND)) as proc:
-        await proc.send_all(b"position startpos\n")
-        for _ in range(rounds):
-            start = trio.current_time()
-            await proc.send_all(b"go\n")
-            buf = b""
-            while not buf.endswith(b"\n"):
-                buf += await proc.receive_some()
-            times.append(trio.current_time() - start)
+    for _ in range(rounds):
+        start = trio.current_time()
+        await process.send_all(b"go\n")  # type: ignore[attr-defined]
+        buf = b""
+        while not buf.endswith(b"\n"):
+            buf += await process.receive_some()  # type: ignore[attr-defined]
+        times.append(trio.current_time() - start)
     return times
 
 
-async def referee(script: Path, games: int) -> tuple[list[float], float, int]:
+async def referee(script: Path, games: int) -> tuple[list[float], list[float], float, int]:
+    """Floor round trips and referee games, alternating on the same two engine processes."""
+    floor: list[float] = []
     per_turn = []
     turns_total = 0
     cpu = 0.0
@@ -100,6 +104,7 @@ async def referee(script: Path, games: int) -> tuple[list[float], float, int]:
         b = await Engine.start(nursery, spec(script, "B"))
         tc = parse_tc("60+1")
         for _ in range(games):
+            floor += await round_trips(a.process, 40)
             cpu0 = time.process_time()
             start = trio.current_time()
             report = await play_game((a, b), GameSetup(tcs=(tc, tc)))
@@ -110,7 +115,7 @@ async def referee(script: Path, games: int) -> tuple[list[float], float, int]:
             per_turn.append(wall / n)
         await a.aclose()
         await b.aclose()
-    return per_turn, cpu / turns_total, turns_total  # CPU of the games only, not engine start-up
+    return floor, per_turn, cpu / turns_total, turns_total  # CPU of the games only
 
 
 async def clock_accuracy(script: Path, games: int, sleep_ms: float) -> list[float]:
@@ -142,7 +147,7 @@ async def clock_accuracy(script: Path, games: int, sleep_ms: float) -> list[floa
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=int, default=20)
+    parser.add_argument("--games", type=int, default=40)
     parser.add_argument("--pin", action="store_true", help="pin this process and the engines to core 0")
     parser.add_argument("--sleep-ms", type=float, default=20.0)
     parser.add_argument("--engine", choices=["c", "python"], default="c", help="the canned engine's language (default c)")
@@ -155,21 +160,22 @@ def main() -> None:
         script = Path(tmp) / "game.txt"
         turns = make_script(script)
         print(f"script: a {turns}-turn game; {args.games} games; {args.engine} canned engines; {'pinned to core 0' if args.pin else 'unpinned'}")
-        # interleaved chunks, so a change in machine load hits both sides alike
+        # several chunks, each with fresh engine processes, so no one process's scheduling
+        # luck decides the figures; floor and games alternate within each chunk
         f: list[float] = []
         per_turn: list[float] = []
         cpu_total = 0.0
         total = 0
         chunks = 10
         for _ in range(chunks):
-            f += trio.run(floor, script, 300)
-            p, cpu, n = trio.run(referee, script, max(1, args.games // chunks))
+            fl_chunk, p, cpu, n = trio.run(referee, script, max(1, args.games // chunks))
+            f += fl_chunk
             per_turn += p
             cpu_total += cpu * n
             total += n
         cpu = cpu_total / total
         fl, ref = statistics.median(f) * 1e6, statistics.median(per_turn) * 1e6
-        print(f"floor   round trip over pipes  median {fl:8.1f} us  (p90 {statistics.quantiles(f, n=10)[-1] * 1e6:.1f})")
+        print(f"floor   round trip over pipes  median {fl:8.1f} us  (p90 {statistics.quantiles(f, n=10)[-1] * 1e6:.1f}, {len(f)} round trips)")
         print(f"referee per turn (wall/turns)  median {ref:8.1f} us  over {total} turns")
         print(f"referee CPU per turn                  {cpu * 1e6:8.1f} us")
         print(f"ratio referee / floor                 {ref / fl:8.2f}x")

@@ -38,6 +38,7 @@ from ..sei import (
     NewGame,
     Option,
     Position,
+    PositionWriter,
     Quit,
     ReadyOk,
     RemoteProtocolError,
@@ -439,7 +440,7 @@ class Engine:
 
     async def think(
         self,
-        position: Position,
+        position: Position | PositionWriter,
         go: Go | GoLine,
         *,
         deadline: trio.CancelScope,
@@ -459,7 +460,7 @@ class Engine:
         conn = self.conn
         try:
             if ping:
-                assert isinstance(go, Go), "the ping path takes a Go"
+                assert isinstance(position, Position) and isinstance(go, Go), "the ping path takes messages"
                 await self._write(position)
                 await self.ping()
                 data = conn.send(go)
@@ -467,18 +468,19 @@ class Engine:
                 data = conn.send_search(position, go)
         except SeiProtocolError as exc:
             raise EngineFailure("engine-error", f"cannot send to {self.name}: {exc}") from None
-        # The turn's deadline: its allowance from now, plus WRITE_SLACK for the write itself
-        # (the stopwatch starts after the write, and Clock.charge judges the exact overrun).
-        # The game's scope is armed with it only around the waits that need it.
+        # The turn's deadline is its allowance from the end of the write (the stopwatch's
+        # start; Clock.charge judges the exact overrun), plus WRITE_SLACK; a write that has to
+        # wait is bounded by the allowance from its start.  The game's scope is armed with it
+        # only around the waits that need it.
         now = self._now
-        at = now() + allowance + WRITE_SLACK
         try:
             sent = self.process.send_nowait(data) if self._io_log is None else 0
         except (EngineGone, trio.ClosedResourceError):
             sent = 0  # _send finds the pipe broken again and reports it
         if sent != len(data):
-            await self._send(data[sent:], deadline, at)
+            await self._send(data[sent:], deadline, now() + allowance + WRITE_SLACK)
         started = self.turn_started = now()
+        at = started + allowance + WRITE_SLACK
         last_info: Info | None = None
         while True:
             # like _event(), but keeps the arrival time of the chunk holding the reply (the

@@ -23,7 +23,7 @@ from ..notation import IllegalTurnError, MalformedTurnError
 from ..records import GameRecord, TurnRecord
 from ..records.game import MAX_COUNT, clean_text
 from ..rules import Position, ruleset_of
-from ..sei import Go, Info, go_writer
+from ..sei import Go, Info, PositionWriter, go_writer
 from ..sei import Position as PositionCommand
 from .engine import Engine, EngineFailure, live_games
 from .engine_spec import EngineSpec
@@ -181,8 +181,10 @@ async def play_game(engines: tuple[Engine, Engine], setup: GameSetup) -> GameRep
     mover = pos.to_move
     opening = setup.opening
     ping = setup.ping
-    # The go lines' fixed parts are written once per game (one writer per mover's limits).
+    # Each turn's request is written incrementally: the move list grows by one turn, and the
+    # go lines' fixed parts are written once (one writer per mover's limits).
     go_lines = [go_writer(_go(clocks, clocks[side].tc, side)) for side in (0, 1)]
+    position_line = PositionWriter(opening)
     c1, c2 = clocks
     timed1, timed2 = c1.tc.base_ms is not None, c2.tc.base_ms is not None
     live = live_games()
@@ -197,7 +199,7 @@ async def play_game(engines: tuple[Engine, Engine], setup: GameSetup) -> GameRep
                 clock = clocks[mover]
                 try:
                     reply = await engines[mover].think(
-                        PositionCommand._trusted(opening, tuple(moves)),
+                        PositionCommand._trusted(opening, tuple(moves)) if ping else position_line,
                         _go(clocks, clock.tc, mover)
                         if ping
                         else go_lines[mover](
@@ -229,6 +231,7 @@ async def play_game(engines: tuple[Engine, Engine], setup: GameSetup) -> GameRep
                     break
                 turns.append(turn_record(transition.stn, round(elapsed_ms), reply.info))
                 moves.append(transition.stn)
+                position_line.push(transition.stn)
                 pos = transition.position
                 if transition.win:
                     outcome = Outcome(mover + 1, transition.termination or "climb", "")

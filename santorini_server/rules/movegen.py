@@ -452,8 +452,9 @@ _PLACEMENT_SHAPES = {
 }
 
 
-def plain_turn(pos: "Position", text: str) -> RawTurn | None:
-    """The legal turn ``text`` if it is a plain canonical move-and-build of a plain god, else None.
+def plain_turn(pos: "Position", text: str) -> tuple[int, RawState] | None:
+    """``(win, successor state)`` of ``text`` if it is a legal plain canonical move-and-build of
+    a plain god (the canonical text is ``text`` itself), else None.
 
     The referee's per-turn check (why it exists: checking a submitted turn is on every turn's
     path, and engines nearly always send this shape).  For the gods that move and build
@@ -471,7 +472,7 @@ def plain_turn(pos: "Position", text: str) -> RawTurn | None:
         place = _PLACEMENT_SHAPES.get(text)
         if place is None or (place[0] | place[1]) & (theirs | pos.domes):
             return None
-        return RawTurn(text, WIN_NONE, (pos.h1, pos.h2, pos.h3, pos.domes, place[0] | place[1], theirs, False))
+        return WIN_NONE, (pos.h1, pos.h2, pos.h3, pos.domes, place[0] | place[1], theirs, False)
     god = pos.gods[me]
     shape = _PLAIN_SHAPES.get(text)
     if shape is None or god not in _FAST_COUNT:
@@ -488,7 +489,7 @@ def plain_turn(pos: "Position", text: str) -> RawTurn | None:
     up = god == "athena" and hd > hs
     win = _win_kind(god == "pan", hs, hd)
     if win:
-        return None if b else RawTurn(text, win, (h1, h2, h3, domes, new_mine, theirs, up))
+        return None if b else (win, (h1, h2, h3, domes, new_mine, theirs, up))
     if not b or b & (new_mine | theirs | domes):
         return None
-    return RawTurn(text, WIN_NONE, (*_build(h1, h2, h3, domes, b), new_mine, theirs, up))
+    return WIN_NONE, (*_build(h1, h2, h3, domes, b), new_mine, theirs, up)

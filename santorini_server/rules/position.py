@@ -176,9 +176,9 @@ class Position:
             MalformedTurnError: ``text`` is not STN.
             IllegalTurnError: well-formed, but not a legal complete turn here.
         """
-        raw = plain_turn(self, text)  # the usual turn, checked without the notation layer
-        if raw is not None:
-            return Transition(text, raw.win, self._child(raw.state))
+        plain = plain_turn(self, text)  # the usual turn, checked without the notation layer
+        if plain is not None:
+            return Transition(text, plain[0], self._child(plain[1]))
         global _match_turn
         if _match_turn is None:  # notation sits above rules: bound on first use, not imported per call
             from ..notation.stn import match_turn as _match_turn

@@ -16,7 +16,7 @@ from ._state import (
     STOPPING,
     State,
 )
-from ._writers import GoLine, go_writer
+from ._writers import GoLine, PositionWriter, go_writer
 from .codec import EOF, MAX_LINE_LENGTH, NEED_DATA, SeiConnection
 from .errors import LocalProtocolError, RemoteProtocolError, SeiProtocolError
 from .messages import (
@@ -56,6 +56,7 @@ __all__ = [
     "SeiConnection",
     "GoLine",
     "go_writer",
+    "PositionWriter",
     "NEED_DATA",
     "EOF",
     "MAX_LINE_LENGTH",

@@ -9,7 +9,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from .errors import LocalProtocolError
 from .messages import (
+    TOKEN_RE,
     Command,
     Debug,
     Go,
@@ -25,7 +27,7 @@ from .messages import (
     Stop,
 )
 
-__all__ = ["WRITERS", "GoLine", "go_writer", "write_command", "write_position", "write_go"]
+__all__ = ["WRITERS", "GoLine", "PositionWriter", "go_writer", "write_command", "write_position", "write_go"]
 
 def _write_setoption(c: SetOption) -> str:
     return f"setoption name {c.name}" + ("" if c.value is None else f" value {c.value}")
@@ -35,6 +37,28 @@ def write_position(c: Position) -> str:
     start = "startpos" if c.sps is None else f"sps {c.sps}"
     # `moves` is left out when there are none (decision: both forms are valid, one is canonical).
     return f"position {start}" + ("" if not c.moves else " moves " + " ".join(c.moves))
+
+
+class PositionWriter:
+    """Writes the ``position`` lines of one game as its turns are played.
+
+    Why: the referee sends the whole game every turn; appending each turn once beats
+    rebuilding the move list.  ``line`` equals ``write_position(Position(sps=sps, moves=...))``;
+    ``SeiConnection.send_search`` takes the writer in place of a ``Position``.
+    """
+
+    __slots__ = ("line", "_sep")
+
+    def __init__(self, sps: str | None = None) -> None:
+        self.line = write_position(Position(sps=sps))  # checks the SPS token
+        self._sep = " moves "
+
+    def push(self, turn: str) -> None:
+        """Add a played turn (one printable-ASCII token, as ``Position`` requires)."""
+        if TOKEN_RE.fullmatch(turn) is None:
+            raise LocalProtocolError(f"turn must be one printable-ASCII token, got {turn!r}")
+        self.line = self.line + self._sep + turn
+        self._sep = " "
 
 
 class GoLine(str):
