@@ -295,12 +295,16 @@ class Engine:
         """Feed the next chunk of engine output to the codec; return when it arrived.
 
         The arrival time is read first thing after the read, before any work: it stops the
-        stopwatch.  The read is tried before waiting (decision: on a shared core the engine has
-        usually answered by now, and then the reply costs one system call and no pass through
-        the scheduler); a cancellation point comes first all the same, so a deadline or Ctrl-C
-        is never skipped.  A turn passes the game's ``deadline`` scope and its expiry ``at``:
-        the scope is armed only while this actually waits, and disarmed as soon as the chunk is
-        in, so nothing after the arrival (a yield to other games) can time the reply out.
+        stopwatch.  Output already waiting is read without a pass through the scheduler
+        (decision: on a shared core the engine has usually answered by now; FIONREAD asks
+        without a failing read's exception); a cancellation point comes first all the same, so
+        a deadline or Ctrl-C is never skipped.
+
+        A turn passes the game's ``deadline`` scope and its expiry ``at``: the scope is armed
+        only when this has to wait, and left armed after (decision: moving a deadline costs a
+        heap operation, and nothing between two turns passes through the scheduler, so a stale
+        deadline never fires; whatever does wait before the next arming disarms it first).
+        When other games share the loop it is disarmed at once, before yielding to them.
         """
         process = self.process
         crowded = self._live[0] > 1
@@ -311,7 +315,7 @@ class Engine:
             await trio.lowlevel.checkpoint()
         else:
             await trio.lowlevel.checkpoint_if_cancelled()  # a turn checks its deadline itself
-        data = process.receive_nowait()
+        data = process.receive_nowait() if process.output_pending() else None
         waited = data is None
         if waited:
             if deadline is not None:
@@ -320,13 +324,14 @@ class Engine:
                 await process.wait_readable()
                 data = process.receive_nowait()
         arrived = self._now()
-        if waited and deadline is not None:
-            deadline.deadline = math.inf
-        if crowded and (not waited or _statistics().tasks_runnable):
-            # Other games share this event loop.  Let them run (we did not wait), and let any
-            # that woke in the same batch read their clocks before anyone does a turn's work,
-            # so a reply is not charged for the time other games spent validating theirs.
-            await trio.lowlevel.cancel_shielded_checkpoint()
+        if crowded:
+            if deadline is not None:
+                deadline.deadline = math.inf
+            if not waited or _statistics().tasks_runnable:
+                # Let the other games run (we did not wait), and let any that woke in the same
+                # batch read their clocks before anyone does a turn's work, so a reply is not
+                # charged for the time other games spent validating theirs.
+                await trio.lowlevel.cancel_shielded_checkpoint()
         if self._io_log is not None and data:
             for line in data.decode("utf-8", "replace").splitlines():
                 self._io_log(self.name, "<<", line)
@@ -461,6 +466,7 @@ class Engine:
         try:
             if ping:
                 assert isinstance(position, Position) and isinstance(go, Go), "the ping path takes messages"
+                deadline.deadline = math.inf  # the sync is off the clock (and waits)
                 await self._write(position)
                 await self.ping()
                 data = conn.send(go)
@@ -489,6 +495,7 @@ class Engine:
             while (event := self._next(turn=True)) is not NEED_DATA:
                 if event is EOF:
                     self.broken = True
+                    deadline.deadline = math.inf  # waiting for the exit status is off the clock
                     with trio.move_on_after(1.0):
                         await self.process.wait()
                     status = self.process.status
