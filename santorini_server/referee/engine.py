@@ -144,6 +144,10 @@ def _sei_failure(exc: SeiProtocolError) -> EngineFailure:
 #: (a ``bestmove`` with no ``go`` outstanding too, although its quoted line says "bestmove").
 _BAD_BESTMOVE = ("bestmove takes exactly one turn", "bestmove turn is not printable ASCII")
 
+#: After this many answers in a row that were not in yet when first looked for, ``_receive``
+#: stops looking before it waits (but for every 32nd turn).
+_LATE_STREAK = 8
+
 #: Reads of an idle engine's pending output before a ``go`` (64 KiB each): bounds the check
 #: against an engine that floods its stdout while the opponent thinks.
 _IDLE_READS = 16
@@ -163,6 +167,8 @@ class Engine:
         self._now = trio.lowlevel.current_clock().current_time
         """The run's clock, bound once (``trio.current_time`` is three calls deep)."""
         self._live = live_games()
+        self._late_answers = 0
+        """Consecutive reads that found no output yet (see ``_receive``)."""
         self.turn_started = 0.0
         """trio time at which the last ``go`` was written (the stopwatch's start)."""
 
@@ -315,8 +321,15 @@ class Engine:
             await trio.lowlevel.checkpoint()
         else:
             await trio.lowlevel.checkpoint_if_cancelled()  # a turn checks its deadline itself
-        data = process.receive_nowait() if process.output_pending() else None
+        # Look before waiting, unless this engine's answers have kept coming late (another
+        # core: then the look is a wasted system call); every 32nd turn looks again.
+        late = self._late_answers
+        if late < _LATE_STREAK or not late % 32:
+            data = process.receive_nowait() if process.output_pending() else None
+        else:
+            data = None
         waited = data is None
+        self._late_answers = late + 1 if waited else 0
         if waited:
             if deadline is not None:
                 deadline.deadline = at

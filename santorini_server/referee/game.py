@@ -230,8 +230,11 @@ async def play_game(engines: tuple[Engine, Engine], setup: GameSetup) -> GameRep
                     outcome = Outcome(2 - mover, "illegal", f"{kind}{_cut(repr(reply.turn))}")
                     break
                 turns.append(turn_record(transition.stn, round(elapsed_ms), reply.info))
-                moves.append(transition.stn)
-                position_line.push(transition.stn)
+                stn = transition.stn
+                if ping:
+                    moves.append(stn)
+                else:
+                    position_line.push(stn)
                 pos = transition.position
                 if transition.win:
                     outcome = Outcome(mover + 1, transition.termination or "climb", "")
