@@ -7,6 +7,14 @@ it waits for a reply, so a reply reaches the clock without a hop through another
 in the process layer, and an engine that writes while nobody waits only fills its pipe).  Every
 wait here is bounded by the caller's cancel scope or by a named timeout.
 
+The per-turn path (``think``) is built to cost little more than the pipe round trip itself,
+measured by ``tools/bench_referee.py``: the request is written without a pass through the
+scheduler; output already waiting is read the same way (on a shared core the engine has usually
+answered by the time we look), so the game's deadline scope is armed only when the referee
+really has to wait; an engine whose output never makes it wait still cannot outlive its
+deadline, because the turn checks the clock after every chunk.  With other games in the same
+event loop (``live_games``) a reply yields to them, for fairness of their clocks.
+
 Failures are reported as ``EngineFailure(kind, detail)`` where ``kind`` is the termination tag
 the game will record (``crash``, ``stall``, ``engine-error``, ``illegal``).  After any failure the
 engine is ``broken`` and must be restarted before its next game.

@@ -3,10 +3,11 @@
 Theory of operation.  The loop asks the side to move for a turn (``position`` and ``go`` in one
 write), checks the answer against the rules (``Position.play``: parse, normalise, match), charges
 the clock and moves on, until a win, a side with no complete turn, or a failure.  One cancel
-scope spans the game; its deadline is moved to "now + the mover's allowance" right after each
-``go`` is written and back to infinity when the reply arrives, so the per-turn path creates no
-new scope.  A deadline that fires is a time loss; the engine is then told ``stop`` and given a
-bounded time to answer, outside the scope.  Everything an engine does wrong becomes an
+scope spans the game; ``Engine.think`` arms it with the mover's deadline when it has to wait,
+so the per-turn path creates no new scope.  The requests are written incrementally (a
+``PositionWriter`` and one ``go_writer`` per mover), so a turn formats one move and two clocks.
+A deadline that fires is a time loss; the engine is then told ``stop`` and given a bounded time
+to answer, outside the scope.  Everything an engine does wrong becomes an
 ``Outcome`` with a precise detail; nothing an engine does raises out of :func:`play_game`.
 """
 
