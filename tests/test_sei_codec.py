@@ -1066,7 +1066,7 @@ def test_sei_package_imports_no_io_framework() -> None:
     assert out.stdout.strip() == ""
 
 
-ALLOWED_IMPORTS = {"__future__", "re", "dataclasses", "typing", "collections"}
+ALLOWED_IMPORTS = {"__future__", "re", "dataclasses", "functools", "typing", "collections"}
 
 
 def test_sei_modules_import_only_the_standard_library_basics() -> None:

@@ -11,10 +11,11 @@ Three measurements, in one run, printed as medians:
    preempts its parent, and that varies from process to process).
 2. referee: whole games between two canned engines (zero thinking: each answers from a fixed
    script) through the real referee (``play_game``: position+go in one write, parse, rules
-   check, clock, record).  Per turn: game wall time / turns (the engines' own work is nil, so
-   this is the referee's cost plus one round trip), and the referee's CPU time per turn.
-   Ratio = referee per turn / floor.  Issue 3's targets: <= 2.3 pinned to one core, <= 2.0
-   unpinned.
+   check, clock, record).  Per turn: game wall time / turns; the engines' own time (their CPU
+   time, user and system, from /proc/PID/schedstat); the referee's overhead as issue 3 defines
+   it, game wall time minus the engines' own time; and the referee's CPU time per turn.
+   Ratio = overhead / floor.  Issue 3's targets: <= 2.3 pinned to one core, <= 2.0 unpinned.
+   The wall time's own ratio to the floor is printed too.
 3. clock accuracy: an engine that sleeps a known time per turn reports what it really spent;
    the referee's charged time minus that, median and 99th percentile (target < 1 ms / < 5 ms).
 
@@ -93,10 +94,19 @@ async def round_trips(process: object, rounds: int) -> list[float]:
     return times
 
 
-async def referee(script: Path, games: int) -> tuple[list[float], list[float], float, int]:
+def run_ns(pid: int | None) -> int:
+    """Nanoseconds ``pid`` has run on a CPU (user and system), from /proc/PID/schedstat."""
+    try:
+        return int(Path(f"/proc/{pid}/schedstat").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+async def referee(script: Path, games: int) -> tuple[list[float], list[float], list[float], float, int]:
     """Floor round trips and referee games, alternating on the same two engine processes."""
     floor: list[float] = []
     per_turn = []
+    engines_per_turn = []
     turns_total = 0
     cpu = 0.0
     async with trio.open_nursery() as nursery:
@@ -105,17 +115,21 @@ async def referee(script: Path, games: int) -> tuple[list[float], list[float], f
         tc = parse_tc("60+1")
         for _ in range(games):
             floor += await round_trips(a.process, 40)
+            pids = (a.process.engine_pid, b.process.engine_pid)
             cpu0 = time.process_time()
+            engines0 = sum(map(run_ns, pids))
             start = trio.current_time()
             report = await play_game((a, b), GameSetup(tcs=(tc, tc)))
             wall = trio.current_time() - start
+            engines = (sum(map(run_ns, pids)) - engines0) / 1e9
             cpu += time.process_time() - cpu0
             n = len(report.record.turns)
             turns_total += n
             per_turn.append(wall / n)
+            engines_per_turn.append(engines / n)
         await a.aclose()
         await b.aclose()
-    return floor, per_turn, cpu / turns_total, turns_total  # CPU of the games only
+    return floor, per_turn, engines_per_turn, cpu / turns_total, turns_total  # CPU of the games only
 
 
 async def clock_accuracy(script: Path, games: int, sleep_ms: float) -> list[float]:
@@ -164,21 +178,27 @@ def main() -> None:
         # luck decides the figures; floor and games alternate within each chunk
         f: list[float] = []
         per_turn: list[float] = []
+        overhead: list[float] = []
+        engines: list[float] = []
         cpu_total = 0.0
         total = 0
         chunks = 10
         for _ in range(chunks):
-            fl_chunk, p, cpu, n = trio.run(referee, script, max(1, args.games // chunks))
+            fl_chunk, p, e, cpu, n = trio.run(referee, script, max(1, args.games // chunks))
             f += fl_chunk
             per_turn += p
+            engines += e
+            overhead += [w - x for w, x in zip(p, e)]
             cpu_total += cpu * n
             total += n
         cpu = cpu_total / total
-        fl, ref = statistics.median(f) * 1e6, statistics.median(per_turn) * 1e6
-        print(f"floor   round trip over pipes  median {fl:8.1f} us  (p90 {statistics.quantiles(f, n=10)[-1] * 1e6:.1f}, {len(f)} round trips)")
-        print(f"referee per turn (wall/turns)  median {ref:8.1f} us  over {total} turns")
-        print(f"referee CPU per turn                  {cpu * 1e6:8.1f} us")
-        print(f"ratio referee / floor                 {ref / fl:8.2f}x")
+        fl, ref, eng, over = (statistics.median(x) * 1e6 for x in (f, per_turn, engines, overhead))
+        print(f"floor   round trip over pipes      median {fl:8.1f} us  (p90 {statistics.quantiles(f, n=10)[-1] * 1e6:.1f}, {len(f)} round trips)")
+        print(f"game wall time per turn            median {ref:8.1f} us  over {total} turns  ({ref / fl:.2f}x the floor)")
+        print(f"engines' own CPU time per turn     median {eng:8.1f} us  (/proc/PID/schedstat)")
+        print(f"referee overhead (wall - engines)  median {over:8.1f} us")
+        print(f"referee CPU per turn                      {cpu * 1e6:8.1f} us")
+        print(f"ratio overhead / floor                    {over / fl:8.2f}x")
         errors = trio.run(clock_accuracy, script, max(2, args.games // 10), args.sleep_ms)
         errors.sort()
         p99 = errors[min(len(errors) - 1, int(len(errors) * 0.99))]

@@ -15,6 +15,8 @@ comments, bounded integers, required tags present).
 
 from __future__ import annotations
 
+import functools
+
 import re
 import unicodedata
 from dataclasses import dataclass, field
@@ -183,6 +185,18 @@ def _check_tag_value(name: str, value: str) -> None:
 
 def check_tag(name: object, value: object) -> None:
     """Raise :class:`RecordError` unless ``[name "value"]`` may appear in a record."""
+    if type(name) is str and type(value) is str:
+        _check_str_tag(name, value)  # remembered: most tags repeat from game to game
+        return
+    _check_tag(name, value)
+
+
+@functools.lru_cache(maxsize=4096)
+def _check_str_tag(name: str, value: str) -> None:
+    _check_tag(name, value)  # a bad tag raises, and errors are not cached
+
+
+def _check_tag(name: object, value: object) -> None:
     if not isinstance(name, str) or _TAG_NAME_RE.fullmatch(name) is None:
         raise RecordError(f"bad tag name {name!r} (letters, digits, '_', starting with a letter)")
     if not isinstance(value, str) or _bad_char(value) >= 0:

@@ -6,6 +6,7 @@ printable ASCII and a writer only arranges tokens.  The result always ends in on
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -80,6 +81,7 @@ _GO_FIELDS = (
 )
 
 
+@functools.lru_cache(maxsize=256)  # games of one match share their writers
 def go_writer(go: Go) -> Callable[[int | None, int | None, int | None], GoLine]:
     """A writer of the ``go`` lines of one game, for the fields ``go`` has.
 
