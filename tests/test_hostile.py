@@ -168,6 +168,26 @@ async def test_readyok_later_than_the_ready_timeout_is_a_stall_and_a_prompt_one_
     assert_clean(slow, prompt)
 
 
+async def test_both_engines_get_ready_for_a_game_at_once(tmp_path: Path) -> None:
+    """Two engines that each take 0.6 s to answer the isready after newgame: ready in about
+    0.6 s, not 1.2 s, and the game is played."""
+    first = Hostile(tmp_path, "late-ready", "delay=600")
+    second = Hostile(tmp_path, "late-ready", "delay=600", name="Second")
+    async with trio.open_nursery() as nursery:
+        engines = (
+            await Engine.start(nursery, parse_engine_spec(first.spec)),
+            await Engine.start(nursery, parse_engine_spec(second.spec)),
+        )
+        t0 = time.monotonic()
+        report = await play_game(engines, GameSetup())
+        elapsed = time.monotonic() - t0
+        assert report.outcome.termination in ("climb", "no-moves")
+        assert 0.6 <= elapsed < 1.1, elapsed
+        for engine in engines:
+            await engine.aclose()
+    assert_clean(first, second)
+
+
 async def test_no_readyok_after_newgame_loses_the_game_before_the_first_turn(
     tmp_path: Path, mock_clock: trio.testing.MockClock
 ) -> None:

@@ -436,11 +436,20 @@ class Engine:
 
     async def new_game(self, gods: tuple[str, str], timeout: float = READY_TIMEOUT) -> None:
         """``newgame`` + ``isready``; the engine must answer ``readyok`` within ``timeout``."""
-        at = self._now() + timeout
+        await self.until_ready(await self.send_new_game(gods), timeout)
+
+    async def send_new_game(self, gods: tuple[str, str]) -> float:
+        """The first half of :meth:`new_game`: write ``newgame`` + ``isready`` and return when
+        (the start of the ``readyok`` timeout).  A game readies both engines at once this way."""
+        since = self._now()
         await self._write(NewGame(gods=gods), IsReady())
+        return since
+
+    async def until_ready(self, since: float, timeout: float = READY_TIMEOUT) -> None:
+        """The second half of :meth:`new_game`: ``readyok`` within ``timeout`` of ``since``."""
         if self._poll(ReadyOk):
             return  # on a shared core the answer is usually in already: no timeout to set up
-        with trio.move_on_at(at) as scope:
+        with trio.move_on_at(since + timeout) as scope:
             await self._until_ready()
         if scope.cancelled_caught:
             self.broken = True

@@ -172,12 +172,21 @@ async def play_game(engines: tuple[Engine, Engine], setup: GameSetup) -> GameRep
     clocks = [Clock(tc, margin) for tc, margin in zip(setup.tcs, setup.margins)]
     outcome: Outcome | None = None
     engine_seconds = 0.0
+    # Both engines get ready at once; the first failure in seat order decides the game, and
+    # every engine that was asked is waited for, so none is left with an unanswered isready.
+    asked: list[float] = []
     for side, engine in enumerate(engines):
         try:
-            await engine.new_game(gods)
+            asked.append(await engine.send_new_game(gods))
         except EngineFailure as failure:
             outcome = Outcome(2 - side, failure.kind, _cut(failure.detail))
             break
+    for side, since in enumerate(asked):
+        try:
+            await engines[side].until_ready(since)
+        except EngineFailure as failure:
+            if outcome is None:
+                outcome = Outcome(2 - side, failure.kind, _cut(failure.detail))
     deadline = trio.CancelScope()
     mover = pos.to_move
     opening = setup.opening
