@@ -322,22 +322,26 @@ class Engine:
         """
         process = self.process
         crowded = self._live[0] > 1
-        if deadline is None and (crowded or self._now() >= trio.current_effective_deadline()):
-            # A read bounded by the caller's timeout, which only a pass through the scheduler
-            # can fire: take one once it is due (an engine flooding its output never makes us
-            # wait), or always when other games need their turn.
-            await trio.lowlevel.checkpoint()
-        else:
-            await trio.lowlevel.checkpoint_if_cancelled()  # a turn checks its deadline itself
-        # Look before waiting, unless this engine's answers have kept coming late (another
-        # core: then the look is a wasted system call); every 32nd turn looks again.
         late = self._late_answers
-        if late < _LATE_STREAK or not late % 32:
+        if deadline is None:
+            if crowded or self._now() >= trio.current_effective_deadline():
+                # A read bounded by the caller's timeout, which only a pass through the
+                # scheduler can fire: take one once it is due (an engine flooding its output
+                # never makes us wait), or always when other games need their turn.
+                await trio.lowlevel.checkpoint()
+            else:
+                await trio.lowlevel.checkpoint_if_cancelled()
+            data = process.receive_nowait() if process.output_pending() else None
+        elif late < _LATE_STREAK or not late % 32:
+            await trio.lowlevel.checkpoint_if_cancelled()  # a turn checks its deadline itself
             data = process.receive_nowait() if process.output_pending() else None
         else:
+            # This engine's answers keep coming after we first look (it runs on another
+            # core): wait at once, without the wasted look; every 32nd turn looks again.
             data = None
         waited = data is None
-        self._late_answers = late + 1 if waited else 0
+        if deadline is not None:
+            self._late_answers = late + 1 if waited else 0
         if waited:
             if deadline is not None:
                 deadline.deadline = at
