@@ -489,8 +489,10 @@ class Engine:
         """Send ``position`` and ``go`` in one write and wait for the ``bestmove``.
 
         The stopwatch starts after the write (``turn_started``) and stops when the chunk holding
-        the ``bestmove`` line has been read.  ``deadline`` (the game's one scope) is moved to
-        about ``turn_started + allowance`` while this waits, and back to infinity after.
+        the ``bestmove`` line has been read.  ``deadline`` (the game's one scope) is armed with
+        ``turn_started + allowance`` (plus ``WRITE_SLACK``) when this has to wait; see
+        :meth:`_receive` for when it is disarmed.  ``position`` and ``go`` may be a game's
+        ``PositionWriter`` and a ``GoLine`` (not with ``ping``, which sends them apart).
 
         Raises:
             EngineFailure: crash, protocol violation or ``error`` reply.
