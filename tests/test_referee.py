@@ -175,3 +175,34 @@ def test_match_debug_logs_every_line_as_json_when_not_a_terminal(tmp_path) -> No
     assert any(e["line"] == "sei 1" for e in sent) and any(e["line"].startswith("bestmove ") for e in received)
     assert all("timestamp" in e for e in events)
     assert "Score of A vs B" in proc.stdout and "{" not in proc.stdout.splitlines()[-1]
+
+
+def test_turn_records_keep_telemetry_a_record_can_hold_and_drop_the_rest() -> None:
+    """The codec reads counts of up to 20 digits; a record holds up to 18.  An engine that
+    reports more must not fail the game (the record is built every turn)."""
+    from santorini_server.records import TurnRecord
+    from santorini_server.referee.game import turn_record
+    from santorini_server.sei import SeiConnection
+    from santorini_server.sei import Go as GoCommand
+    from santorini_server.sei import Sei as SeiCommand
+
+    conn = SeiConnection()
+    conn.send(SeiCommand(version=1))
+    conn.receive_data(b"seiok 1\n")
+    conn.next_event()
+    conn.send(GoCommand(depth=1))
+    conn.receive_data(b"info depth 7 nodes 99999999999999999999 score cp -99999999999999999999\n")
+    huge = conn.next_event()
+    record = turn_record("b3-b4+c5", 12, huge)  # type: ignore[arg-type]
+    assert record == TurnRecord("b3-b4+c5", 12, None, 7, None)
+    conn.receive_data(b"info depth 3 nodes 1200 score win -2\n")
+    fine = conn.next_event()
+    assert turn_record("b3-b4+c5", 5, fine) == TurnRecord("b3-b4+c5", 5, "-win/2", 3, 1200)  # type: ignore[arg-type]
+    # what the referee stores passes the record's own checks when read back
+    from santorini_server.records import decode_record, encode_record, format_sgn
+    from santorini_server.referee.game import make_record
+    from santorini_server.referee.outcome import Outcome
+
+    game = make_record(GameSetup(), ("a", "b"), Outcome(1, "climb", ""), [record, turn_record("b3-b4+c5", 5, fine)])  # type: ignore[arg-type]
+    assert parse_sgn(format_sgn(game)) == [game]
+    assert decode_record(encode_record(game)) == game
