@@ -546,11 +546,18 @@ class Engine:
                 elif type(event) is EngineError:
                     self.broken = True
                     raise EngineFailure("engine-error", f"error {event.text}")  # type: ignore[attr-defined]
-            if now() > at:
-                # An engine that floods its output never makes us wait, so the scope, armed
-                # only while waiting, would never fire: arm it expired and let it.
-                deadline.deadline = at
-                await trio.lowlevel.checkpoint()
+                await self._overdue(deadline, at)
+            await self._overdue(deadline, at)  # a chunk of blank lines gives no event at all
+
+    async def _overdue(self, deadline: trio.CancelScope, at: float) -> None:
+        """Past ``at``, arm the game's scope expired and let it fire.
+
+        An engine that floods its output never makes us wait, so the scope, armed only while
+        waiting, would never fire on its own; a turn checks after every line it acts on.
+        """
+        if self._now() > at:
+            deadline.deadline = at
+            await trio.lowlevel.checkpoint()
 
     async def stop_search(self, timeout: float = STOP_TIMEOUT) -> None:
         """After a time loss: ``stop`` and wait for that search's ``bestmove``, or mark broken."""

@@ -149,7 +149,7 @@ class SeiConnection:
         if self._line_start == 0:
             return None
         buf = self._buffer
-        if self._line_start == len(buf) and buf.count(b"\n") == 1:
+        if self._line_start == len(buf) and buf.find(b"\n") == len(buf) - 1:
             raw = bytes(buf[:-1])  # the usual chunk: exactly one line
             buf.clear()
             self._line_start = self._searched_to = 0
@@ -204,6 +204,8 @@ class SeiConnection:
                             self._line_start = self._searched_to = 0
                         return EOF
                     return NEED_DATA
+                if not line.strip(" \t"):
+                    continue  # a blank line carries nothing (read_line's answer, without the tokenizer)
                 event = read_line(line, self._ctx)
                 if event is None:
                     continue

@@ -22,7 +22,8 @@ Faults (``fault=``):
   (10 MB without a newline, then waits), ``stderr`` (100 MB to stderr, then a good turn),
   ``resign``, ``close-stdout`` (closes stdout and keeps running until ``quit``), ``clock``
   (sleeps until its clock has ``left=MS`` ms, or is ``over=MS`` ms past zero, then answers),
-  ``chatter`` (``info`` lines as fast as it can write them, never a ``bestmove``).
+  ``chatter`` (``info`` lines, or blank lines with ``blank=1``, as fast as it can write
+  them, and a ``bestmove`` only after ``stop``).
 * always: ``stubborn`` (ignores ``quit``, stdin EOF and SIGTERM), ``grandchild`` (starts a
   grandchild in its own process group that holds stdout/stderr and ignores SIGTERM, with
   ``mark=TEXT`` in its command line; combine with ``then=crash`` to crash at turn ``at``).
@@ -31,6 +32,7 @@ Faults (``fault=``):
 from __future__ import annotations
 
 import os
+import select
 import signal
 import subprocess
 import sys
@@ -142,10 +144,19 @@ def main() -> None:
                 err.flush()
                 say(f"bestmove {best}\n")
             elif turn_fault == "chatter":
-                block = b"info depth 1 nodes 1 score cp 0 pv b3-b4+c5\n" * 100
-                while True:
+                block = b"\n" * 4096 if args.get("blank") else b"info depth 1 nodes 1 score cp 0 pv b3-b4+c5\n" * 100
+                heard = b""
+                while b"stop" not in heard and b"quit" not in heard:
                     out.write(block)
                     out.flush()
+                    if select.select([0], [], [], 0)[0]:
+                        chunk = os.read(0, 4096)
+                        if not chunk:
+                            sys.exit(0)
+                        heard += chunk
+                say(f"bestmove {best}\n")  # the search's one bestmove, after stop
+                if b"quit" in heard:
+                    sys.exit(0)
             elif turn_fault == "resign":
                 say("bestmove resign\n")
             elif turn_fault == "close-stdout":
