@@ -13,7 +13,7 @@ threats the opponent must answer, and staying central and close to the opponent 
 
 from __future__ import annotations
 
-from santorini_server.rules.squares import BB_ALL, NEIGHBOURS, NEIGHBOURS_BY_BIT, PUSH_TARGET
+from santorini_server.rules.squares import BB_ALL, NEIGHBOURS_BY_BIT, PUSH_TARGET
 
 __all__ = ["immediate_win", "evaluate", "level_of", "WIN_SCORE"]
 

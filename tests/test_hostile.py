@@ -11,7 +11,6 @@ the command line, grandchildren included).  Hangs and ignored shutdowns run on t
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
 import sys

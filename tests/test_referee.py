@@ -206,3 +206,34 @@ def test_turn_records_keep_telemetry_a_record_can_hold_and_drop_the_rest() -> No
     game = make_record(GameSetup(), ("a", "b"), Outcome(1, "climb", ""), [record, turn_record("b3-b4+c5", 5, fine)])  # type: ignore[arg-type]
     assert parse_sgn(format_sgn(game)) == [game]
     assert decode_record(encode_record(game)) == game
+
+
+async def test_ping_syncs_before_every_go_with_the_position_sent_first() -> None:
+    """``--ping``: ``position``, then ``isready``/``readyok`` off the clock, then ``go``;
+    the position is the whole game so far, from the opening."""
+    sent: list[tuple[str, str]] = []
+
+    def log(name: str, direction: str, text: str) -> None:
+        if direction == ">>" and name == "A":
+            sent.append((name, text))
+
+    opening = "mortal/mortal;00000/00000/00000/00000/00000;b2,d4/-;2;1"
+    async with trio.open_nursery() as nursery:
+        a = await Engine.start(nursery, parse_engine_spec(gallery("instant", name="A")), io_log=log)
+        b = await start(nursery, gallery("instant", name="B"))
+        report = await play_game((a, b), GameSetup(ping=True, opening=opening))
+        await a.aclose()
+        await b.aclose()
+    assert report.outcome.termination in ("climb", "no-moves")
+    assert replay(report.record).sps() == report.final_sps
+    lines = [text for _, text in sent]
+    gos = [i for i, text in enumerate(lines) if text.startswith("go ")]
+    assert gos
+    moves_before = []
+    for i in gos:
+        assert lines[i - 1] == "isready" and lines[i - 2].startswith(f"position sps {opening}")
+        moves_before.append(lines[i - 2])
+    # A is player 1 and player 2 places first from this opening: A's n-th position holds the
+    # 2n+1 turns played since the opening
+    recorded = [t.turn for t in report.record.turns]
+    assert moves_before == [f"position sps {opening} moves " + " ".join(recorded[: 2 * n + 1]) for n in range(len(gos))]

@@ -1184,7 +1184,8 @@ def test_a_games_position_writer_writes_what_position_does(sps: str | None, turn
     assert writer.line == write_position(Position(sps=sps))
     for i, turn in enumerate(turns):
         writer.push(turn)
-        assert writer.line == write_position(Position(sps=sps, moves=tuple(turns[: i + 1])))
+        assert writer.message() == Position(sps=sps, moves=tuple(turns[: i + 1]))
+        assert writer.line == write_position(writer.message())
     assert idle_conn().send_search(writer, Go(depth=2)) == conn_bytes(Position(sps=sps, moves=tuple(turns)), Go(depth=2), {})
 
 

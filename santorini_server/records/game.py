@@ -19,7 +19,7 @@ import functools
 
 import re
 import unicodedata
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Iterable
 
 __all__ = [
@@ -254,7 +254,7 @@ class TurnRecord:
 
 
 #: The slots' own setters (a frozen dataclass refuses ``setattr``; these are its fast way in).
-_TURN_SETTERS = tuple(TurnRecord.__dict__[name].__set__ for name in ("turn", "time_ms", "score", "depth", "nodes", "comment"))
+_TURN_SETTERS = tuple(TurnRecord.__dict__[f.name].__set__ for f in fields(TurnRecord))
 
 
 @dataclass(frozen=True, slots=True)

@@ -888,6 +888,14 @@ async def _single_bestmove(s: _Session) -> Verdict:
             return "pass", f"nothing else within {_ms(QUIET_WINDOW)} after the bestmove"
 
 
+async def _reply(s: _Session, kind: type, deadline: float) -> EngineMessage | None:
+    """The first ``kind`` event or ``error`` the engine sends by ``deadline`` (None: neither)."""
+    while True:
+        event = await s.read(deadline)
+        if event is None or isinstance(event, (kind, EngineError)):
+            return event
+
+
 def _feature_positions(s: _Session) -> list[Position]:
     """Where ``legalmoves``/``perft`` are compared: two mortal positions and each selected god's."""
     positions = [Position.from_sps(CROSS_SPS), _after(Position.start(), OPENING)]
@@ -902,15 +910,12 @@ async def _legalmoves(s: _Session) -> Verdict:
     for pos in positions:
         await s.ensure_game(pos.gods)
         started = await s.send(PositionCommand(sps=pos.sps()), LegalMovesRequest())
-        deadline = started + s.timeout
-        while True:
-            event = await s.read(deadline)
-            if event is None:
-                return "fail", f"no legalmoves reply within {s.timeout:g} s ({pos.sps()})"
-            if isinstance(event, EngineError):
-                return "fail", f"engine sent error {_quote(event.text)} ({pos.sps()})"
-            if isinstance(event, LegalMoves):
-                break
+        event = await _reply(s, LegalMoves, started + s.timeout)
+        if event is None:
+            return "fail", f"no legalmoves reply within {s.timeout:g} s ({pos.sps()})"
+        if isinstance(event, EngineError):
+            return "fail", f"engine sent error {_quote(event.text)} ({pos.sps()})"
+        assert isinstance(event, LegalMoves)
         ours = sorted(pos.legal_turns())
         theirs = list(event.turns)
         if set(theirs) != set(ours) or len(theirs) != len(ours):
@@ -937,15 +942,12 @@ async def _perft(s: _Session) -> Verdict:
     for pos, depth in cases:
         await s.ensure_game(pos.gods)
         started = await s.send(PositionCommand(sps=pos.sps()), PerftRequest(depth=depth))
-        deadline = started + s.timeout
-        while True:
-            event = await s.read(deadline)
-            if event is None:
-                return "fail", f"no reply to perft {depth} within {s.timeout:g} s ({pos.sps()})"
-            if isinstance(event, EngineError):
-                return "fail", f"engine sent error {_quote(event.text)} to perft {depth} ({pos.sps()})"
-            if isinstance(event, PerftResult):
-                break
+        event = await _reply(s, PerftResult, started + s.timeout)
+        if event is None:
+            return "fail", f"no reply to perft {depth} within {s.timeout:g} s ({pos.sps()})"
+        if isinstance(event, EngineError):
+            return "fail", f"engine sent error {_quote(event.text)} to perft {depth} ({pos.sps()})"
+        assert isinstance(event, PerftResult)
         expected = perft(pos, depth)
         if event.count != expected:
             return "fail", f"perft {depth} = {event.count}, expected {expected} ({pos.sps()})"

@@ -226,27 +226,36 @@ class Engine:
             raise EngineFailure("engine-error", f"cannot send to {self.name}: {exc}") from None
         await self._send(data)
 
-    async def _send(self, data: bytes, deadline: trio.CancelScope | None = None, at: float = math.inf) -> None:
-        """Write ``data``; an engine that stops reading its input is stalled.
+    async def _send(self, data: bytes) -> None:
+        """Write ``data``; an engine that stops reading its input for ``WRITE_TIMEOUT`` is stalled."""
+        sent = self._send_now(data)
+        if sent < len(data):
+            await self._send_rest(data[sent:])
 
-        Commands are small and the pipe is nearly always empty, so the bytes are written
-        without a pass through the scheduler, and only what the pipe did not take is awaited:
-        bounded by ``WRITE_TIMEOUT``, or during a turn by the game's ``deadline`` armed at
-        ``at`` (an engine that stops reading during its turn is out of time).
-        """
+    def _send_now(self, data: bytes) -> int:
+        """Log ``data`` and write what the pipe takes now, without a pass through the scheduler
+        (commands are small and the pipe is nearly always empty); 0 if the pipe is broken, which
+        the awaited write of the rest then reports."""
         if self._io_log is not None:
             for line in data.decode("ascii", "replace").splitlines():
                 self._io_log(self.name, ">>", line)
         try:
-            sent = self.process.send_nowait(data)
-            if sent < len(data):
-                if deadline is None:
-                    with trio.fail_after(WRITE_TIMEOUT):
-                        await self.process.send_all(data[sent:])
-                else:
-                    deadline.deadline = at
-                    await self.process.send_all(data[sent:])
-                    deadline.deadline = math.inf
+            return self.process.send_nowait(data)
+        except (EngineGone, trio.ClosedResourceError):
+            return 0
+
+    async def _send_rest(self, data: bytes, deadline: trio.CancelScope | None = None, at: float = math.inf) -> None:
+        """Wait to write what the pipe did not take: bounded by ``WRITE_TIMEOUT``, or during a
+        turn by the game's ``deadline`` armed at ``at`` (an engine that stops reading during its
+        turn is out of time)."""
+        try:
+            if deadline is None:
+                with trio.fail_after(WRITE_TIMEOUT):
+                    await self.process.send_all(data)
+            else:
+                deadline.deadline = at
+                await self.process.send_all(data)
+                deadline.deadline = math.inf
         except EngineGone:
             self.broken = True
             with trio.move_on_after(1.0):
@@ -492,7 +501,7 @@ class Engine:
         the ``bestmove`` line has been read.  ``deadline`` (the game's one scope) is armed with
         ``turn_started + allowance`` (plus ``WRITE_SLACK``) when this has to wait; see
         :meth:`_receive` for when it is disarmed.  ``position`` and ``go`` may be a game's
-        ``PositionWriter`` and a ``GoLine`` (not with ``ping``, which sends them apart).
+        ``PositionWriter`` and a ``GoLine`` (with ``ping``, which sends them apart, a ``Go``).
 
         Raises:
             EngineFailure: crash, protocol violation or ``error`` reply.
@@ -501,9 +510,9 @@ class Engine:
         conn = self.conn
         try:
             if ping:
-                assert isinstance(position, Position) and isinstance(go, Go), "the ping path takes messages"
+                assert isinstance(go, Go), "the ping path takes a Go message"
                 deadline.deadline = math.inf  # the sync is off the clock (and waits)
-                await self._write(position)
+                await self._write(position if isinstance(position, Position) else position.message())
                 await self.ping()
                 data = conn.send(go)
             else:
@@ -515,12 +524,9 @@ class Engine:
         # wait is bounded by the allowance from its start.  The game's scope is armed with it
         # only around the waits that need it.
         now = self._now
-        try:
-            sent = self.process.send_nowait(data) if self._io_log is None else 0
-        except (EngineGone, trio.ClosedResourceError):
-            sent = 0  # _send finds the pipe broken again and reports it
-        if sent != len(data):
-            await self._send(data[sent:], deadline, now() + allowance + WRITE_SLACK)
+        sent = self._send_now(data)
+        if sent < len(data):
+            await self._send_rest(data[sent:], deadline, now() + allowance + WRITE_SLACK)
         started = self.turn_started = now()
         at = started + allowance + WRITE_SLACK
         last_info: Info | None = None

@@ -25,7 +25,6 @@ from ..records import GameRecord, TurnRecord
 from ..records.game import MAX_COUNT, clean_text
 from ..rules import Position, ruleset_of
 from ..sei import Go, Info, PositionWriter, go_writer
-from ..sei import Position as PositionCommand
 from .engine import Engine, EngineFailure, live_games
 from .engine_spec import EngineSpec
 from .outcome import Outcome
@@ -167,7 +166,6 @@ async def play_game(engines: tuple[Engine, Engine], setup: GameSetup) -> GameRep
     start = Position.from_sps(setup.opening) if setup.opening else Position.start(setup.gods)
     gods = start.gods
     pos = start
-    moves: list[str] = []
     turns: list[TurnRecord] = []
     clocks = [Clock(tc, margin) for tc, margin in zip(setup.tcs, setup.margins)]
     outcome: Outcome | None = None
@@ -189,12 +187,11 @@ async def play_game(engines: tuple[Engine, Engine], setup: GameSetup) -> GameRep
                 outcome = Outcome(2 - side, failure.kind, _cut(failure.detail))
     deadline = trio.CancelScope()
     mover = pos.to_move
-    opening = setup.opening
     ping = setup.ping
     # Each turn's request is written incrementally: the move list grows by one turn, and the
     # go lines' fixed parts are written once (one writer per mover's limits).
     go_lines = [go_writer(_go(clocks, clocks[side].tc, side)) for side in (0, 1)]
-    position_line = PositionWriter(opening)
+    position_line = PositionWriter(setup.opening)
     c1, c2 = clocks
     timed1, timed2 = c1.tc.base_ms is not None, c2.tc.base_ms is not None
     live = live_games()
@@ -209,7 +206,7 @@ async def play_game(engines: tuple[Engine, Engine], setup: GameSetup) -> GameRep
                 clock = clocks[mover]
                 try:
                     reply = await engines[mover].think(
-                        PositionCommand._trusted(opening, tuple(moves)) if ping else position_line,
+                        position_line,
                         _go(clocks, clock.tc, mover)
                         if ping
                         else go_lines[mover](
@@ -240,11 +237,7 @@ async def play_game(engines: tuple[Engine, Engine], setup: GameSetup) -> GameRep
                     outcome = Outcome(2 - mover, "illegal", f"{kind}{_cut(repr(reply.turn))}")
                     break
                 turns.append(turn_record(transition.stn, round(elapsed_ms), reply.info))
-                stn = transition.stn
-                if ping:
-                    moves.append(stn)
-                else:
-                    position_line.push(stn)
+                position_line.push(transition.stn)
                 pos = transition.position
                 if transition.win:
                     outcome = Outcome(mover + 1, transition.termination or "climb", "")

@@ -15,11 +15,10 @@ import trio
 
 from ..records import GameRecord, SgnWriter
 from ..stats.standings import format_score_line
-from .engine import Engine, EngineFailure
+from .engine import EngineFailure
 from .engine_spec import EngineSpec
 from .game import GameReport, GameSetup
 from .slots import EngineSlot, play_or_forfeit
-from .outcome import Outcome
 from .timecontrol import TimeControl
 
 __all__ = ["MatchConfig", "MatchSummary", "run_match"]

@@ -44,14 +44,15 @@ class PositionWriter:
     """Writes the ``position`` lines of one game as its turns are played.
 
     Why: the referee sends the whole game every turn; appending each turn once beats
-    rebuilding the move list.  ``line`` equals ``write_position(Position(sps=sps, moves=...))``;
+    rebuilding the move list.  ``line`` equals ``write_position(self.message())``;
     ``SeiConnection.send_search`` takes the writer in place of a ``Position``.
     """
 
-    __slots__ = ("line", "_sep")
+    __slots__ = ("line", "_sps", "_sep")
 
     def __init__(self, sps: str | None = None) -> None:
         self.line = write_position(Position(sps=sps))  # checks the SPS token
+        self._sps = sps
         self._sep = " moves "
 
     def push(self, turn: str) -> None:
@@ -60,6 +61,10 @@ class PositionWriter:
             raise LocalProtocolError(f"turn must be one printable-ASCII token, got {turn!r}")
         self.line = self.line + self._sep + turn
         self._sep = " "
+
+    def message(self) -> Position:
+        """The ``Position`` command the line spells (for a caller that sends it on its own)."""
+        return Position._trusted(self._sps, tuple(self.line.partition(" moves ")[2].split()))
 
 
 class GoLine(str):

@@ -149,16 +149,11 @@ class SeiConnection:
         if self._line_start == 0:
             return None
         buf = self._buffer
-        if self._line_start == len(buf) and buf.find(b"\n") == len(buf) - 1:
-            raw = bytes(buf[:-1])  # the usual chunk: exactly one line
-            buf.clear()
-            self._line_start = self._searched_to = 0
-        else:
-            lf = buf.find(b"\n", 0, self._line_start)
-            raw = bytes(buf[:lf])
-            del buf[: lf + 1]
-            self._line_start -= lf + 1
-            self._searched_to -= lf + 1
+        lf = buf.find(b"\n", 0, self._line_start)
+        raw = bytes(buf[:lf])
+        del buf[: lf + 1]
+        self._line_start -= lf + 1
+        self._searched_to -= lf + 1
         if raw.endswith(b"\r"):
             raw = raw[:-1]
         return raw.decode("utf-8", errors="replace")

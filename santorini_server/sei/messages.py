@@ -15,7 +15,7 @@ Don't subclass these: the codec dispatches on the exact type.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Literal, TypeAlias
 
 from .errors import MAX_QUOTE_LENGTH, LocalProtocolError, quote
@@ -387,10 +387,7 @@ class Go:
 
 
 #: The slots' own setters (a frozen dataclass refuses ``setattr``; these are its fast way in).
-_GO_SETTERS = tuple(
-    Go.__dict__[name].__set__
-    for name in ("p1time", "p2time", "p1inc", "p2inc", "movestogo", "movetime", "depth", "nodes", "infinite")
-)
+_GO_SETTERS = tuple(Go.__dict__[f.name].__set__ for f in fields(Go))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

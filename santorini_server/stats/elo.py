@@ -184,18 +184,22 @@ def trinomial_elo(wins: int, draws: int, losses: int, *, z: float = Z95) -> EloE
     draw_ratio = d
     if var <= 0.0:
         return _undefined(score, los, draw_ratio, n)
-    sd = math.sqrt(var / n)
-    upper, lower = score + z * sd, score - z * sd
-    nelo_scale = NELO_SCALE / math.sqrt(var)
+    return _estimate(score, math.sqrt(var / n), math.sqrt(var), z, los, draw_ratio, n)
+
+
+def _estimate(score: float, sd: float, game_sd: float, z: float, los: float, draw_ratio: float, samples: int) -> EloEstimate:
+    """The estimate from a mean score, its standard error ``sd`` and the per-game standard
+    deviation ``game_sd`` (nElo's unit), shared by the trinomial and pentanomial models."""
+    nelo_scale = NELO_SCALE / game_sd
     return EloEstimate(
         elo=score_to_elo(score),
-        error95=(score_to_elo(upper) - score_to_elo(lower)) / 2.0,
+        error95=(score_to_elo(score + z * sd) - score_to_elo(score - z * sd)) / 2.0,
         los=los,
         nelo=(score - 0.5) * nelo_scale,
         nelo_error95=z * sd * nelo_scale,
         score=score,
         draw_ratio=draw_ratio,
-        samples=n,
+        samples=samples,
         defined=True,
     )
 
@@ -234,21 +238,8 @@ def pentanomial_elo(ptnml: tuple[int, int, int, int, int], *, z: float = Z95) ->
     if var <= 0.0:
         los = 1.0 if score > 0.5 else 0.0 if score < 0.5 else 0.5
         return _undefined(score, los, draw_ratio, pairs)
-    sd = math.sqrt(var / pairs)
-    upper, lower = score + z * sd, score - z * sd
-    nelo_scale = NELO_SCALE / math.sqrt(2.0 * var)
     los = (1.0 - math.erf(-(score - 0.5) / math.sqrt(2.0 * var / pairs))) / 2.0
-    return EloEstimate(
-        elo=score_to_elo(score),
-        error95=(score_to_elo(upper) - score_to_elo(lower)) / 2.0,
-        los=los,
-        nelo=(score - 0.5) * nelo_scale,
-        nelo_error95=z * sd * nelo_scale,
-        score=score,
-        draw_ratio=draw_ratio,
-        samples=pairs,
-        defined=True,
-    )
+    return _estimate(score, math.sqrt(var / pairs), math.sqrt(2.0 * var), z, los, draw_ratio, pairs)
 
 
 def _fixed(value: float, digits: int) -> str:

@@ -8,6 +8,7 @@ import sys
 
 mode = sys.argv[1] if len(sys.argv) > 1 else "cpu"
 placed = False
+last = ""  # the last position line
 for line in sys.stdin:
     words = line.split()
     if not words:
