@@ -13,7 +13,8 @@ Three measurements, in one run, printed as medians:
    script) through the real referee (``play_game``: position+go in one write, parse, rules
    check, clock, record).  Per turn: game wall time / turns; the engines' own time (their CPU
    time, user and system, from /proc/PID/schedstat); the referee's overhead as issue 3 defines
-   it, game wall time minus the engines' own time; and the referee's CPU time per turn.
+   it, game wall time minus the engines' own time; and the referee's CPU time per turn, beside
+   the floor parent's CPU time per round trip (what the kernel and trio cost either way).
    Ratio = overhead / floor.  Issue 3's targets: <= 2.3 pinned to one core, <= 2.0 unpinned.
    The wall time's own ratio to the floor is printed too.
 3. clock accuracy: an engine that sleeps a known time per turn reports what it really spent;
@@ -102,9 +103,10 @@ def run_ns(pid: int | None) -> int:
         return 0
 
 
-async def referee(script: Path, games: int) -> tuple[list[float], list[float], list[float], float, int]:
+async def referee(script: Path, games: int) -> tuple[list[float], float, list[float], list[float], float, int]:
     """Floor round trips and referee games, alternating on the same two engine processes."""
     floor: list[float] = []
+    floor_cpu = 0.0
     per_turn = []
     engines_per_turn = []
     turns_total = 0
@@ -114,7 +116,9 @@ async def referee(script: Path, games: int) -> tuple[list[float], list[float], l
         b = await Engine.start(nursery, spec(script, "B"))
         tc = parse_tc("60+1")
         for _ in range(games):
+            cpu0 = time.process_time()
             floor += await round_trips(a.process, 40)
+            floor_cpu += time.process_time() - cpu0
             pids = (a.process.engine_pid, b.process.engine_pid)
             cpu0 = time.process_time()
             engines0 = sum(map(run_ns, pids))
@@ -129,7 +133,8 @@ async def referee(script: Path, games: int) -> tuple[list[float], list[float], l
             engines_per_turn.append(engines / n)
         await a.aclose()
         await b.aclose()
-    return floor, per_turn, engines_per_turn, cpu / turns_total, turns_total  # CPU of the games only
+    # CPU of the floor's round trips and of the games only, each per round trip / turn
+    return floor, floor_cpu / len(floor), per_turn, engines_per_turn, cpu / turns_total, turns_total
 
 
 async def clock_accuracy(script: Path, games: int, sleep_ms: float) -> list[float]:
@@ -181,11 +186,13 @@ def main() -> None:
         overhead: list[float] = []
         engines: list[float] = []
         cpu_total = 0.0
+        floor_cpu_total = 0.0
         total = 0
         chunks = 10
         for _ in range(chunks):
-            fl_chunk, p, e, cpu, n = trio.run(referee, script, max(1, args.games // chunks))
+            fl_chunk, fl_cpu, p, e, cpu, n = trio.run(referee, script, max(1, args.games // chunks))
             f += fl_chunk
+            floor_cpu_total += fl_cpu * len(fl_chunk)
             per_turn += p
             engines += e
             overhead += [w - x for w, x in zip(p, e)]
@@ -197,7 +204,7 @@ def main() -> None:
         print(f"game wall time per turn            median {ref:8.1f} us  over {total} turns  ({ref / fl:.2f}x the floor)")
         print(f"engines' own CPU time per turn     median {eng:8.1f} us  (/proc/PID/schedstat)")
         print(f"referee overhead (wall - engines)  median {over:8.1f} us")
-        print(f"referee CPU per turn                      {cpu * 1e6:8.1f} us")
+        print(f"referee CPU per turn                      {cpu * 1e6:8.1f} us  (the floor's parent: {floor_cpu_total / len(f) * 1e6:.1f} us per round trip)")
         print(f"ratio overhead / floor                    {over / fl:8.2f}x")
         errors = trio.run(clock_accuracy, script, max(2, args.games // 10), args.sleep_ms)
         errors.sort()
