@@ -186,6 +186,7 @@ def test_cli_failing_engine_exits_1_and_verbose_shows_the_exchange() -> None:
     [
         ("cmd=/nonexistent/engine", "Error: cannot start engine: cannot execute '/nonexistent/engine'"),
         ("cmd=./x bogus", "Error: Invalid value for 'ENGINE': bad engine spec token 'bogus'"),
+        ("cmd=", "Error: Invalid value for 'ENGINE': bad engine spec token 'cmd=': the program is empty"),
     ],
 )
 def test_cli_bad_engine_is_one_line_without_traceback(spec: str, message: str) -> None:

@@ -237,3 +237,38 @@ async def test_ping_syncs_before_every_go_with_the_position_sent_first() -> None
     # 2n+1 turns played since the opening
     recorded = [t.turn for t in report.record.turns]
     assert moves_before == [f"position sps {opening} moves " + " ".join(recorded[: 2 * n + 1]) for n in range(len(gos))]
+
+
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        (["--gods", "apollo"], "Error: Invalid value for '--gods': expected two gods like apollo/mortal, got 'apollo'"),
+        (["--gods", "apollo/zeus"], "Error: Invalid value for '--gods': unknown god 'zeus'"),
+        (["--tc", "1+x"], "Error: Invalid value for '--tc': bad time control part '1+x'"),
+        (["--opening", "junk"], "Error: Invalid value for '--opening': malformed SPS 'junk'"),
+    ],
+)
+def test_match_rejects_bad_flags_in_one_line_before_starting_engines(flags: list[str], message: str) -> None:
+    from click.testing import CliRunner
+
+    from santorini_server.cli import main
+
+    result = CliRunner().invoke(main, ["match", "random", "random", *flags])
+    assert result.exit_code == 2, result.output
+    assert message in result.output
+    assert "Started game" not in result.output and "Traceback" not in result.output
+    assert not isinstance(result.exception, (TypeError, AttributeError))
+
+
+def test_match_flag_defaults_and_good_values_parse() -> None:
+    """The parsed defaults (--tc, --gods) and good values pass through the shared flag types."""
+    from santorini_server.cli.options import ENGINE, GODS, SPS, TC
+    from santorini_server.referee.timecontrol import TimeControl
+
+    assert GODS.convert("apollo/pan", None, None) == ("apollo", "pan")
+    assert GODS.convert(("apollo", "pan"), None, None) == ("apollo", "pan")
+    tc = TC.convert("2+0.02", None, None)
+    assert isinstance(tc, TimeControl) and TC.convert(tc, None, None) is tc
+    assert ENGINE.convert("random", None, None).name == "random"
+    start = Position.start().sps()
+    assert SPS.convert(start, None, None) == start

@@ -90,6 +90,7 @@ def test_engine_spec_grammar() -> None:
     [
         ("", "empty engine spec"),
         ("name=x", "no cmd="),
+        ("cmd= name=x", "the program is empty"),
         ("cmd=x frob=1", "unknown key"),
         ("cmd=x tc=abc", "bad time control"),
         ("cmd=x timemargin=-1", "timemargin"),

@@ -3,7 +3,7 @@ flag reads the same as a bad record (one line, the input quoted)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 import click
 
@@ -15,57 +15,38 @@ from ..rules.gods import check_matchup
 __all__ = ["ENGINE", "TC", "GODS", "SPS"]
 
 
-class _Engine(click.ParamType):
-    name = "ENGINE"
+class _Parsed(click.ParamType):
+    """A flag read by one of our parsers; its one-line error becomes click's usage error.
 
-    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> EngineSpec:
-        if isinstance(value, EngineSpec):
+    ``parsed`` is the parser's result type: a value that already has it (a default given
+    parsed) is taken as is."""
+
+    def __init__(
+        self, name: str, parse: Callable[[str], Any], errors: type[Exception], parsed: type | None = None
+    ) -> None:
+        self.name = name
+        self._parse = parse
+        self._errors = errors
+        self._parsed = parsed
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if self._parsed is not None and isinstance(value, self._parsed):
             return value
         try:
-            return parse_engine_spec(value)
-        except ValueError as exc:
+            return self._parse(value)
+        except self._errors as exc:
             self.fail(str(exc), param, ctx)
 
 
-class _Tc(click.ParamType):
-    name = "TC"
-
-    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> TimeControl:
-        if isinstance(value, TimeControl):
-            return value
-        try:
-            return parse_tc(value)
-        except ValueError as exc:
-            self.fail(str(exc), param, ctx)
+def _parse_gods(value: str) -> tuple[str, str]:
+    parts = value.split("/")
+    if len(parts) != 2:
+        raise ValueError(f"expected two gods like apollo/mortal, got {value!r}")
+    check_matchup(parts[0], parts[1])
+    return parts[0], parts[1]
 
 
-class _Gods(click.ParamType):
-    name = "G1/G2"
-
-    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> tuple[str, str]:
-        if isinstance(value, tuple):
-            return value
-        parts = value.split("/")
-        if len(parts) != 2:
-            self.fail(f"expected two gods like apollo/mortal, got {value!r}", param, ctx)
-        try:
-            check_matchup(parts[0], parts[1])
-        except ValueError as exc:
-            self.fail(str(exc), param, ctx)
-        return parts[0], parts[1]
-
-
-class _Sps(click.ParamType):
-    name = "SPS"
-
-    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
-        try:
-            return parse_sps(value).sps()
-        except NotationError as exc:
-            self.fail(str(exc), param, ctx)
-
-
-ENGINE = _Engine()
-TC = _Tc()
-GODS = _Gods()
-SPS = _Sps()
+ENGINE = _Parsed("ENGINE", parse_engine_spec, ValueError, EngineSpec)
+TC = _Parsed("TC", parse_tc, ValueError, TimeControl)
+GODS = _Parsed("G1/G2", _parse_gods, ValueError, tuple)
+SPS = _Parsed("SPS", lambda value: parse_sps(value).sps(), NotationError)

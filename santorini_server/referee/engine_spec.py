@@ -121,6 +121,8 @@ def parse_engine_spec(text: str, *, allow_partial: bool = False) -> EngineSpec:
             )
         try:
             if key == "cmd":
+                if not value:
+                    raise ValueError("the program is empty")
                 cmd = value
             elif key == "name":
                 name = value
