@@ -3,8 +3,9 @@
 
 Plays round-robins of two canned engines (``tools/canned_engine.py``: zero thinking, a fixed
 legal game) through the real tournament runner (local backend, records fsync'd to a temporary
-folder) and prints, at concurrency 1, 2 and 8: turns per second, the referee's CPU per turn,
-and the scaling against concurrency 1.  Then the referee's resident memory per concurrent game:
+folder) and prints, at concurrency 1, 2 and 8: turns per second, the referee's CPU per turn
+(when this process played the games: not with a pool of referee processes), and the scaling
+against concurrency 1.  Then the referee's resident memory per concurrent game:
 RSS sampled while 64 games run at once (engines sleep 20 ms a turn so the games overlap), minus
 the RSS while one runs, divided by 63.
 
@@ -72,7 +73,9 @@ def settings(script: Path, games: int, concurrency: int, sleep_ms: int = 0, kind
 BACKEND = "local"
 
 
-async def run(config: TournamentConfig, out: Path, sample: list[int] | None = None) -> tuple[float, float, int]:
+async def run(config: TournamentConfig, out: Path, sample: list[int] | None = None) -> tuple[float, float | None, int]:
+    """Wall time, this process's CPU time (None when referee processes of a pool played the
+    games: their CPU is not ours to read), and turns played."""
     files = TournamentFiles(out)
     backend = None
     if BACKEND == "dask":
@@ -98,7 +101,8 @@ async def run(config: TournamentConfig, out: Path, sample: list[int] | None = No
         nursery.cancel_scope.cancel()
     files.close()
     turns = sum(len(r.turns) for r in result.records)
-    return time.perf_counter() - wall0, time.process_time() - cpu0, turns
+    cpu = None if backend is not None else time.process_time() - cpu0
+    return time.perf_counter() - wall0, cpu, turns
 
 
 def main() -> None:
@@ -121,8 +125,8 @@ def main() -> None:
             wall, cpu, turns = trio.run(run, config, Path(tmp) / f"c{concurrency}")
             rate = turns / wall
             base = base or rate
-            print(f"concurrency {concurrency}: {rate:8.0f} turns/s  referee CPU {cpu / turns * 1e6:6.1f} us/turn  "
-                  f"scaling {rate / base:4.2f}x of concurrency 1")
+            cpu_text = f"referee CPU {cpu / turns * 1e6:6.1f} us/turn" if cpu is not None else "referee CPU    n/a (a pool)"
+            print(f"concurrency {concurrency}: {rate:8.0f} turns/s  {cpu_text}  scaling {rate / base:4.2f}x of concurrency 1")
         if args.no_memory:
             return
         mems: dict[int, int] = {}
