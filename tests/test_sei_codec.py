@@ -1189,6 +1189,27 @@ def test_a_games_position_writer_writes_what_position_does(sps: str | None, turn
     assert idle_conn().send_search(writer, Go(depth=2)) == conn_bytes(Position(sps=sps, moves=tuple(turns)), Go(depth=2), {})
 
 
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(st.text(max_size=6), st.text(alphabet=st.characters(max_codepoint=0x80), max_size=6)))
+def test_position_writer_takes_exactly_the_turns_position_takes(turn: str) -> None:
+    from santorini_server.sei import PositionWriter
+
+    try:
+        Position(moves=(turn,))
+    except LocalProtocolError:
+        taken = False
+    else:
+        taken = True
+    writer = PositionWriter()
+    if taken:
+        writer.push(turn)
+        assert writer.message() == Position(moves=(turn,))
+    else:
+        with pytest.raises(LocalProtocolError):
+            writer.push(turn)
+        assert writer.line == "position startpos"
+
+
 def test_position_writer_refuses_what_position_refuses() -> None:
     from santorini_server.sei import PositionWriter
 

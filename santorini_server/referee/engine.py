@@ -343,7 +343,9 @@ class Engine:
             data = process.receive_nowait() if process.output_pending() else None
         elif late < _LATE_STREAK or not late % 32:
             await trio.lowlevel.checkpoint_if_cancelled()  # a turn checks its deadline itself
-            data = process.receive_nowait() if process.output_pending() else None
+            # An engine whose last answer was in at first look has most likely answered again:
+            # read at once (one system call); after a late answer, FIONREAD first.
+            data = process.receive_nowait() if not late or process.output_pending() else None
         else:
             # This engine's answers keep coming after we first look (it runs on another
             # core): wait at once, without the wasted look; every 32nd turn looks again.
