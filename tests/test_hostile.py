@@ -280,13 +280,15 @@ def test_an_engine_chattering_without_end_still_loses_on_time(tmp_path: Path, li
         capture_output=True, text=True, timeout=60,
     )
     assert proc.returncode == 0, proc.stderr
-    # info lines are checked one by one: the loss comes at the deadline; blank lines carry no
-    # event and are checked a chunk (64 KiB) at a time: within a chunk's reading after it
-    # (tens of ms; reading a chunk of short lines once took a second, quadratic in the lines)
+    # info lines are checked one by one: the loss comes at the deadline (the 1 ms write slack,
+    # plus scheduling noise: 1-3 ms seen); a check per 64 KiB chunk of these short lines would
+    # come up to a chunk's parsing late (~28 ms here).  Blank lines carry no event and are
+    # checked a chunk at a time: within a chunk's reading after it (tens of ms; reading a
+    # chunk of short lines once took a second, quadratic in the lines)
     finished = r"Finished game 1 \(Hostile vs Solid\): 0-1 \{Hostile loses on time by ([0-9]+) ms \(no reply by the deadline\)\}"
     found = re.search(finished, proc.stdout)
     assert found, proc.stdout
-    assert int(found[1]) <= (2 if lines == "info" else 400), proc.stdout
+    assert int(found[1]) <= (5 if lines == "info" else 400), proc.stdout
     assert time.monotonic() - t0 < 10  # 0.3 s on its clock, then it obeys stop and quit
     assert h.starts == 1  # it answered stop: not broken, not restarted
     assert_clean(h)

@@ -144,7 +144,7 @@ def main() -> None:
                 err.flush()
                 say(f"bestmove {best}\n")
             elif turn_fault == "chatter":
-                block = b"\n" * 4096 if args.get("blank") else b"info depth 1 nodes 1 score cp 0 pv b3-b4+c5\n" * 100
+                block = b"\n" * 4096 if args.get("blank") else b"info depth 1\n" * 300
                 heard = b""
                 while b"stop" not in heard and b"quit" not in heard:
                     out.write(block)
