@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import signal
 import statistics
 import subprocess
 import sys
@@ -151,6 +152,9 @@ def bootstrap_median(diffs: list[float], rounds: int = 2000) -> tuple[float, flo
 
 def main() -> None:
     if len(sys.argv) > 1 and sys.argv[1] == "--worker":
+        # Ctrl-C reaches the whole group: the coordinator handles it by closing our stdin,
+        # and we then close our engines the orderly way
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
         worker(sys.argv[2], sys.argv[3], "--pin" in sys.argv[4:])
         return
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
