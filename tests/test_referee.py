@@ -179,7 +179,7 @@ def test_match_debug_logs_every_line_as_json_when_not_a_terminal(tmp_path) -> No
 
 def test_turn_records_keep_telemetry_a_record_can_hold_and_drop_the_rest() -> None:
     """The codec reads counts of up to 20 digits; a record holds up to 18.  An engine that
-    reports more must not fail the game (the record is built every turn)."""
+    reports more must not fail the game (its records are built from every turn's telemetry)."""
     from santorini_server.records import TurnRecord
     from santorini_server.referee.game import turn_record
     from santorini_server.sei import SeiConnection

@@ -362,8 +362,9 @@ async def _engine_turn(game: _Game, engine: Engine, clocks: list[Clock]) -> bool
         return False
     info = reply.info
     extra = []
-    if info is not None and score_text(info) is not None:
-        extra.append(f"score {score_text(info)}")
+    score = score_text(info)
+    if score is not None:
+        extra.append(f"score {score}")
     if info is not None and info.depth is not None:
         extra.append(f"depth {info.depth}")
     _say(f"{engine.name} plays {transition.stn} ({reply.elapsed:.2f} s{', ' + ', '.join(extra) if extra else ''})")

@@ -34,9 +34,9 @@ from __future__ import annotations
 import fcntl
 import os
 import signal
-import termios
 import subprocess
 import sys
+import termios
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass

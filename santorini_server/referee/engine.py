@@ -12,8 +12,9 @@ measured by ``tools/bench_referee.py``: the request is written without a pass th
 scheduler; output already waiting is read the same way (on a shared core the engine has usually
 answered by the time we look), so the game's deadline scope is armed only when the referee
 really has to wait; an engine whose output never makes it wait still cannot outlive its
-deadline, because the turn checks the clock after every chunk.  With other games in the same
-event loop (``live_games``) a reply yields to them, for fairness of their clocks.
+deadline, because the turn checks the clock after every line it acts on and every chunk.  With
+other games in the same event loop (``live_games``) a reply yields to them, for fairness of
+their clocks.
 
 Failures are reported as ``EngineFailure(kind, detail)`` where ``kind`` is the termination tag
 the game will record (``crash``, ``stall``, ``engine-error``, ``illegal``).  After any failure the
@@ -223,8 +224,12 @@ class Engine:
         try:
             data = b"".join(self.conn.send(c) for c in commands)  # type: ignore[arg-type]
         except SeiProtocolError as exc:
-            raise EngineFailure("engine-error", f"cannot send to {self.name}: {exc}") from None
+            raise self._cannot_send(exc) from None
         await self._send(data)
+
+    def _cannot_send(self, exc: SeiProtocolError) -> EngineFailure:
+        """The failure for a command the codec refuses to send in the connection's state."""
+        return EngineFailure("engine-error", f"cannot send to {self.name}: {exc}")
 
     async def _send(self, data: bytes) -> None:
         """Write ``data``; an engine that stops reading its input for ``WRITE_TIMEOUT`` is stalled."""
@@ -520,7 +525,7 @@ class Engine:
             else:
                 data = conn.send_search(position, go)
         except SeiProtocolError as exc:
-            raise EngineFailure("engine-error", f"cannot send to {self.name}: {exc}") from None
+            raise self._cannot_send(exc) from None
         # The turn's deadline is its allowance from the end of the write (the stopwatch's
         # start; Clock.charge judges the exact overrun), plus WRITE_SLACK; a write that has to
         # wait is bounded by the allowance from its start.  The game's scope is armed with it

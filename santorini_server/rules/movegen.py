@@ -427,7 +427,6 @@ def count_turns(pos: "Position") -> int:
     return total
 
 
-
 def _plain_shapes() -> dict[str, tuple[int, int, int]]:
     """Every ``a1-b2+c3`` and ``a1-b2`` text of a step to a neighbour and a build next to it,
     with its (from, to, build) bits (build 0 for the bare move of a win)."""
@@ -460,9 +459,9 @@ def plain_turn(pos: "Position", text: str) -> tuple[int, RawState] | None:
     path, and engines nearly always send this shape).  For the gods that move and build
     normally (mortal, Athena, Pan), ``a1-b2+c3`` or a winning ``a1-b2`` is looked up in a table
     of such texts (steps and builds between neighbours) and checked by mask arithmetic, with
-    no generation and no formatting; so is a placement in canonical order, for every god.  None means "not decided here" (another shape, another
-    god, or not legal): the caller falls back to the general matcher, which also words the
-    error.  Agreement with :func:`generate` is tested on every legal turn of random games and
+    no generation and no formatting; so is a placement in canonical order, for every god.
+    None means "not decided here" (another shape, another god, or not legal): the caller falls
+    back to the general matcher, which also words the error.  Agreement with :func:`generate` is tested on every legal turn of random games and
     on near misses.
     """
     me = pos.to_move
