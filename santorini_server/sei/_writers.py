@@ -88,15 +88,9 @@ _GO_FIELDS = (
 )
 
 
-@functools.lru_cache(maxsize=256)  # games of one match share their writers
-def go_writer(go: Go) -> Callable[[int | None, int | None, int | None], GoLine]:
-    """A writer of the ``go`` lines of one game, for the fields ``go`` has.
-
-    The fields that stay the same from turn to turn (increments, ``movetime``, ``depth``,
-    ``nodes``) are written once; the returned function fills in ``p1time``, ``p2time`` and
-    ``movestogo`` (each present exactly when ``go`` has it).  Why: the referee writes a ``go``
-    every turn.  ``write_go(go)`` is ``go_writer(go)(go.p1time, go.p2time, go.movestogo)``.
-    """
+def _go_format(go: Go) -> str:
+    """``go``'s line as a format string: the fields it has, in order, with ``{0}``, ``{1}`` and
+    ``{2}`` where ``p1time``, ``p2time`` and ``movestogo`` go."""
     fmt = "go"
     slot = {"p1time": "{0}", "p2time": "{1}", "movestogo": "{2}"}
     for name, clocked in _GO_FIELDS:
@@ -105,12 +99,25 @@ def go_writer(go: Go) -> Callable[[int | None, int | None, int | None], GoLine]:
             fmt += f" {name} " + (slot[name] if clocked else str(value))
     if go.infinite:
         fmt += " infinite"
-    fill = fmt.format
+    return fmt
+
+
+@functools.lru_cache(maxsize=256)  # games of one match share their writers
+def go_writer(go: Go) -> Callable[[int | None, int | None, int | None], GoLine]:
+    """A writer of the ``go`` lines of one game, for the fields ``go`` has.
+
+    The fields that stay the same from turn to turn (increments, ``movetime``, ``depth``,
+    ``nodes``) are written once; the returned function fills in ``p1time``, ``p2time`` and
+    ``movestogo`` (each present exactly when ``go`` has it).  Why: the referee writes a ``go``
+    every turn.
+    """
+    fill = _go_format(go).format
     return lambda p1time, p2time, movestogo: GoLine(fill(p1time, p2time, movestogo))
 
 
 def write_go(c: Go) -> str:
-    return go_writer(c)(c.p1time, c.p2time, c.movestogo)
+    # not through go_writer's cache: a single go (clocks included) would only evict a game's writer
+    return _go_format(c).format(c.p1time, c.p2time, c.movestogo)
 
 
 WRITERS: dict[type, Callable[[Any], str]] = {
