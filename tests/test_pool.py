@@ -10,6 +10,7 @@ import time
 import uuid
 from pathlib import Path
 
+import pytest
 import trio
 
 from santorini_server.records import read_archive
@@ -85,3 +86,32 @@ def _is_pool_worker(pid: str) -> bool:
         and b"guard.py" not in cmdline  # the worker, not its guard
         and stat.rsplit(")", 1)[1].split()[0] != "Z"
     )
+
+
+async def test_the_wire_reads_lines_and_payloads_across_chunks_and_bounds_lines() -> None:
+    from santorini_server.tournament.pool import WireReader
+
+    chunks = [b"started ", b"3\nrecord 5\nab", b"cdeplay", b" 4\n", b""]
+
+    async def receive_some() -> bytes:
+        return chunks.pop(0)
+
+    wire = WireReader(receive_some)
+    assert await wire.line() == b"started 3"
+    assert await wire.line() == b"record 5"
+    assert await wire.exactly(5) == b"abcde"
+    assert await wire.line() == b"play 4"
+    assert await wire.line() is None  # EOF
+    flood = [b"x" * 3000, b"y" * 3000]
+
+    async def flooding() -> bytes:
+        return flood.pop(0) if flood else b""
+
+    with pytest.raises(ValueError, match="over 4096 bytes"):
+        await WireReader(flooding, max_line=4096).line()
+    short = [b"abc", b""]
+
+    async def cut() -> bytes:
+        return short.pop(0)
+
+    assert await WireReader(cut).exactly(5) is None  # EOF before the payload's end

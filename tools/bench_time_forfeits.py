@@ -27,8 +27,7 @@ import trio
 import bench_referee  # noqa: E402  (same folder)
 from santorini_server.tournament.config import Settings, TournamentConfig
 from santorini_server.tournament.output import TournamentFiles
-from santorini_server.cli.tournament_cmd import default_processes
-from santorini_server.tournament.pool import ProcessPoolBackend
+from santorini_server.tournament.pool import default_processes, local_backend
 from santorini_server.tournament.runner import run_tournament
 
 CANNED = Path(__file__).resolve().parent / "canned_engine.py"
@@ -56,7 +55,7 @@ def main() -> None:
             files = TournamentFiles(Path(tmp) / f"c{concurrency}")
             start = time.monotonic()
             processes = default_processes(concurrency) if args.backend == "processes" else 1
-            backend = ProcessPoolBackend(config, processes) if processes > 1 else None
+            backend = local_backend(config, processes)
             result = trio.run(lambda: run_tournament(config, files, backend=backend, emit=lambda line: None))
             files.close()
             tags = collections.Counter(r.termination for r in result.records)

@@ -83,12 +83,9 @@ async def run(config: TournamentConfig, out: Path, sample: list[int] | None = No
 
         backend = DaskBackend(config, None)
     elif BACKEND == "processes" and config.concurrency > 1:
-        from santorini_server.tournament.pool import ProcessPoolBackend
+        from santorini_server.tournament.pool import default_processes, local_backend
 
-        from santorini_server.cli.tournament_cmd import default_processes
-
-        count = default_processes(config.concurrency)
-        backend = ProcessPoolBackend(config, count) if count > 1 else None
+        backend = local_backend(config, default_processes(config.concurrency))
     wall0, cpu0 = time.perf_counter(), time.process_time()
     async with trio.open_nursery() as nursery:
         if sample is not None:

@@ -17,7 +17,7 @@ from ..records import RecordError
 from ..referee.iolog import make_io_log
 from ..tournament.config import Settings, TournamentConfig, load_settings, load_toml, read_openings, save_settings
 from ..tournament.output import TournamentFiles
-from ..tournament.pool import ProcessPoolBackend
+from ..tournament.pool import default_processes, local_backend
 from ..tournament.runner import Interrupted, run_tournament, standings_block
 
 __all__ = ["tournament"]
@@ -88,22 +88,6 @@ def _backend_error(group: BaseExceptionGroup) -> str | None:
         elif type(exc).__name__ == "DaskBackendError":
             return str(exc)
     return None
-
-
-def default_processes(concurrency: int, debug: bool = False) -> int:
-    """Referee processes for the local backend: one per core while the games fit the cores.
-
-    With fast engines one referee process is the bottleneck, so games are spread over a process
-    per core.  When --concurrency exceeds the cores (--force-concurrency) engines already compete
-    for the CPU, and several referee processes would compete with them at the moment a reply
-    arrives, which is when the clock is read: there one referee process keeps clocks fairest
-    (measured: bench_time_forfeits.py at concurrency 8 on 2 cores, 0 forfeits in 1,000 games
-    with one referee process, 3 with two).  --debug logs from this process only.
-    """
-    cores = os.cpu_count() or 1
-    if debug or concurrency > cores:
-        return 1
-    return max(1, min(concurrency, cores))
 
 
 def _check_limits(concurrency: int, force: bool) -> None:
@@ -243,8 +227,7 @@ def tournament(
     if backend == "dask":
         executor = _dask_backend(config, address)
     else:
-        count = processes or default_processes(config.concurrency, debug)
-        executor = ProcessPoolBackend(config, count) if count > 1 else None
+        executor = local_backend(config, processes or default_processes(config.concurrency, debug))
     try:
         directory.mkdir(parents=True, exist_ok=True)
         save_settings(directory, settings)

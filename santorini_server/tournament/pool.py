@@ -24,9 +24,10 @@ dies loses the games it held: they come back as :class:`LostGame` (``--resume`` 
 from __future__ import annotations
 
 import json
+import os
 import sys
 from functools import partial
-from typing import Callable
+from typing import Awaitable, Callable
 
 import trio
 
@@ -36,13 +37,51 @@ from .config import TournamentConfig
 from .runner import LostGame
 from .schedule import ScheduledGame
 
-__all__ = ["ProcessPoolBackend", "MAX_RECORD_BYTES"]
+__all__ = ["ProcessPoolBackend", "MAX_RECORD_BYTES", "WireReader", "default_processes", "local_backend"]
 
 #: Largest record a worker may send (a game is at most ~100 turns: kilobytes).
 MAX_RECORD_BYTES = 16 * 1024 * 1024
 #: On cancellation, how long a worker gets after EOF before SIGTERM: its games are abandoned
 #: either way, and Ctrl-C must stop the run promptly.
 WORKER_STOP_GRACE = 0.2
+
+
+class WireReader:
+    """The framing of the pool's wire, for both ends: lines, and payloads of a given length."""
+
+    def __init__(self, receive_some: Callable[[], Awaitable[bytes]], max_line: int | None = None) -> None:
+        self._receive_some = receive_some
+        self._max_line = max_line
+        self._buffer = bytearray()
+
+    async def _more(self) -> bool:
+        data = await self._receive_some()
+        self._buffer += data
+        return bool(data)
+
+    async def line(self) -> bytes | None:
+        """The next line without its LF; None at EOF.
+
+        Raises:
+            ValueError: a line longer than ``max_line``.
+        """
+        while b"\n" not in self._buffer:
+            if self._max_line is not None and len(self._buffer) > self._max_line:
+                raise ValueError(f"a control line over {self._max_line} bytes")
+            if not await self._more():
+                return None
+        line, _, rest = bytes(self._buffer).partition(b"\n")
+        self._buffer[:] = rest
+        return line
+
+    async def exactly(self, n: int) -> bytes | None:
+        """The next ``n`` bytes; None at EOF before them."""
+        while len(self._buffer) < n:
+            if not await self._more():
+                return None
+        out = bytes(self._buffer[:n])
+        del self._buffer[:n]
+        return out
 
 
 class _WorkerLink:
@@ -53,7 +92,7 @@ class _WorkerLink:
         self.room = trio.Semaphore(capacity)
         self.held: set[int] = set()
         self.by_number = by_number
-        self.buffer = bytearray()
+        self.wire = WireReader(process.receive_some, max_line=4096)
         self.dead = False
 
     async def assign(self, game: ScheduledGame) -> bool:
@@ -66,28 +105,6 @@ class _WorkerLink:
             self.dead = True
             return False
         return True
-
-    async def _read_exactly(self, n: int) -> bytes | None:
-        while len(self.buffer) < n:
-            data = await self.process.receive_some()
-            if not data:
-                return None
-            self.buffer += data
-        out = bytes(self.buffer[:n])
-        del self.buffer[:n]
-        return out
-
-    async def _line(self) -> str | None:
-        while b"\n" not in self.buffer:
-            if len(self.buffer) > 4096:
-                raise ValueError("worker sent an overlong control line")
-            data = await self.process.receive_some()
-            if not data:
-                return None
-            self.buffer += data
-        line, _, rest = bytes(self.buffer).partition(b"\n")
-        self.buffer[:] = rest
-        return line.decode("ascii", "replace")
 
     async def pump(
         self,
@@ -111,14 +128,15 @@ class _WorkerLink:
         reason = "the worker process ended"
         try:
             while True:
-                line = await self._line()
-                if line is None:
+                raw = await self.wire.line()
+                if raw is None:
                     break
+                line = raw.decode("ascii", "replace")
                 word, _, arg = line.partition(" ")
                 if word == "started" and arg.isdigit() and int(arg) in self.by_number:
                     started(self.by_number[int(arg)])
                 elif word == "record" and arg.isdigit() and int(arg) <= MAX_RECORD_BYTES:
-                    payload = await self._read_exactly(int(arg))
+                    payload = await self.wire.exactly(int(arg))
                     if payload is None:
                         break
                     record = decode_record(payload)
@@ -201,3 +219,25 @@ class ProcessPoolBackend:
                 for link in links:  # no more games: EOF tells each worker to finish and exit
                     if not link.dead:
                         await link.process.close_input()
+
+
+def default_processes(concurrency: int, debug: bool = False) -> int:
+    """Referee processes for the local backend: one per core while the games fit the cores.
+
+    With fast engines one referee process is the bottleneck, so games are spread over a process
+    per core.  When --concurrency exceeds the cores (--force-concurrency) engines already compete
+    for the CPU, and several referee processes would compete with them at the moment a reply
+    arrives, which is when the clock is read: there one referee process keeps clocks fairest
+    (measured: bench_time_forfeits.py at concurrency 8 on 2 cores, 0 forfeits in 1,000 games
+    with one referee process, 3 with two).  --debug logs from this process only.
+    """
+    cores = os.cpu_count() or 1
+    if debug or concurrency > cores:
+        return 1
+    return max(1, min(concurrency, cores))
+
+
+def local_backend(config: TournamentConfig, processes: int) -> ProcessPoolBackend | None:
+    """The local backend with ``processes`` referee processes: a pool, or None (the caller's
+    own process plays the games) for one."""
+    return ProcessPoolBackend(config, processes) if processes > 1 else None

@@ -15,6 +15,7 @@ import trio
 
 from ..records import GameRecord, encode_record
 from .config import Settings, TournamentConfig
+from .pool import WireReader
 from .runner import LocalBackend, LostGame
 from .schedule import ScheduledGame
 
@@ -22,17 +23,11 @@ from .schedule import ScheduledGame
 async def _main() -> None:
     stdin = trio.lowlevel.FdStream(os.dup(0))
     stdout = trio.lowlevel.FdStream(os.dup(1))
-    buffer = bytearray()
+    wire = WireReader(stdin.receive_some)  # the settings line has no fixed bound
 
     async def line() -> str | None:
-        while b"\n" not in buffer:
-            data = await stdin.receive_some()
-            if not data:
-                return None
-            buffer.extend(data)
-        text, _, rest = bytes(buffer).partition(b"\n")
-        buffer[:] = rest
-        return text.decode()
+        raw = await wire.line()
+        return None if raw is None else raw.decode()
 
     hello = await line()
     if hello is None:
