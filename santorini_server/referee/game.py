@@ -143,13 +143,11 @@ def turn_record(stn: str, time_ms: int, info: Info | None) -> TurnRecord:
 def _go(clocks: list[Clock], tc: TimeControl, mover: int) -> Go:
     """The ``go`` line: both clocks (never negative on the wire) and the mover's own limits."""
     c1, c2 = clocks
-    timed1 = c1.tc.base_ms is not None
-    timed2 = c2.tc.base_ms is not None
     return Go._trusted(
-        max(0, int(c1.remaining_ms)) if timed1 else None,
-        max(0, int(c2.remaining_ms)) if timed2 else None,
-        c1.tc.inc_ms if timed1 else None,
-        c2.tc.inc_ms if timed2 else None,
+        c1.wire_ms,
+        c2.wire_ms,
+        c1.tc.inc_ms if c1.tc.base_ms is not None else None,
+        c2.tc.inc_ms if c2.tc.base_ms is not None else None,
         clocks[mover].movestogo,
         tc.movetime_ms,
         tc.depth,
@@ -196,7 +194,6 @@ async def play_game(engines: tuple[Engine, Engine], setup: GameSetup) -> GameRep
     go_lines = [go_writer(_go(clocks, clocks[side].tc, side)) for side in (0, 1)]
     position_line = PositionWriter(setup.opening)
     c1, c2 = clocks
-    timed1, timed2 = c1.tc.base_ms is not None, c2.tc.base_ms is not None
     live = live_games()
     live[0] += 1
     try:
@@ -212,11 +209,7 @@ async def play_game(engines: tuple[Engine, Engine], setup: GameSetup) -> GameRep
                         position_line,
                         _go(clocks, clock.tc, mover)
                         if ping
-                        else go_lines[mover](
-                            max(0, int(c1.remaining_ms)) if timed1 else None,
-                            max(0, int(c2.remaining_ms)) if timed2 else None,
-                            clock.movestogo,
-                        ),
+                        else go_lines[mover](c1.wire_ms, c2.wire_ms, clock.movestogo),
                         ping=ping,
                         deadline=deadline,
                         allowance=clock.allowance_ms() / 1000,

@@ -158,6 +158,11 @@ class Clock:
         self.remaining_ms = float(self.tc.base_ms or 0)
 
     @property
+    def wire_ms(self) -> int | None:
+        """The clock as ``go`` states it: whole ms, never negative; None without a clock."""
+        return max(0, int(self.remaining_ms)) if self.tc.base_ms is not None else None
+
+    @property
     def movestogo(self) -> int | None:
         """Turns left in this period (``go movestogo``), or None without periods."""
         if not self.tc.moves:
