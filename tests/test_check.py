@@ -15,7 +15,7 @@ import pytest
 from click.testing import CliRunner
 
 from santorini_server.cli import main
-from santorini_server.referee.compliance import CHECKS, ComplianceReport, ComplianceStartError, info_problem, run_compliance
+from santorini_server.referee.compliance import CHECKS, CROSS_SPS, ComplianceReport, ComplianceStartError, info_problem, run_compliance
 from santorini_server.referee.engine_spec import EngineSpec, parse_engine_spec
 from santorini_server.rules import GODS, Position
 
@@ -97,6 +97,13 @@ async def test_messages_name_what_went_wrong() -> None:
     assert "unknown god 'zeus'" in report.result("gods").reason
     assert "zeus/mortal was not answered with 'error" in report.result("unsupported-god").reason
     assert report.restarts == 1  # after the second bestmove the connection is unusable
+
+
+async def test_rules_queries_left_unanswered_or_refused_fail_with_the_position() -> None:
+    report = await run_compliance(faulty("mute-legalmoves", "error-perft"), gods=[], timeout=1)
+    assert {"legalmoves", "perft"} <= failed(report), describe(report)
+    assert report.result("legalmoves").reason == f"no reply to legalmoves within 1 s ({CROSS_SPS})"
+    assert report.result("perft").reason == f"engine sent error 'perft is not implemented' to perft 1 ({CROSS_SPS})"
 
 
 async def test_illegal_answers_fail_every_turn_check() -> None:

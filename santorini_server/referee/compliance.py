@@ -888,12 +888,19 @@ async def _single_bestmove(s: _Session) -> Verdict:
             return "pass", f"nothing else within {_ms(QUIET_WINDOW)} after the bestmove"
 
 
-async def _reply(s: _Session, kind: type, deadline: float) -> EngineMessage | None:
-    """The first ``kind`` event or ``error`` the engine sends by ``deadline`` (None: neither)."""
+async def _ask(s: _Session, pos: Position, request: Command, kind: type, what: str) -> tuple[EngineMessage | None, str]:
+    """Send ``pos`` and ``request``; the engine's ``kind`` answer, or None and why it failed
+    (no answer within the timeout, or an ``error``)."""
+    await s.ensure_game(pos.gods)
+    deadline = await s.send(PositionCommand(sps=pos.sps()), request) + s.timeout
     while True:
         event = await s.read(deadline)
-        if event is None or isinstance(event, (kind, EngineError)):
-            return event
+        if event is None:
+            return None, f"no reply to {what} within {s.timeout:g} s ({pos.sps()})"
+        if isinstance(event, EngineError):
+            return None, f"engine sent error {_quote(event.text)} to {what} ({pos.sps()})"
+        if isinstance(event, kind):
+            return event, ""
 
 
 def _feature_positions(s: _Session) -> list[Position]:
@@ -908,13 +915,9 @@ async def _legalmoves(s: _Session) -> Verdict:
         return "skip", "no 'feature legalmoves'"
     positions = _feature_positions(s)
     for pos in positions:
-        await s.ensure_game(pos.gods)
-        started = await s.send(PositionCommand(sps=pos.sps()), LegalMovesRequest())
-        event = await _reply(s, LegalMoves, started + s.timeout)
+        event, failure = await _ask(s, pos, LegalMovesRequest(), LegalMoves, "legalmoves")
         if event is None:
-            return "fail", f"no legalmoves reply within {s.timeout:g} s ({pos.sps()})"
-        if isinstance(event, EngineError):
-            return "fail", f"engine sent error {_quote(event.text)} ({pos.sps()})"
+            return "fail", failure
         assert isinstance(event, LegalMoves)
         ours = sorted(pos.legal_turns())
         theirs = list(event.turns)
@@ -940,13 +943,9 @@ async def _perft(s: _Session) -> Verdict:
     cases = [(Position.from_sps(CROSS_SPS), 1), (Position.from_sps(CROSS_SPS), 2)]
     cases += [(pos, 1) for pos in _feature_positions(s)[2:]]
     for pos, depth in cases:
-        await s.ensure_game(pos.gods)
-        started = await s.send(PositionCommand(sps=pos.sps()), PerftRequest(depth=depth))
-        event = await _reply(s, PerftResult, started + s.timeout)
+        event, failure = await _ask(s, pos, PerftRequest(depth=depth), PerftResult, f"perft {depth}")
         if event is None:
-            return "fail", f"no reply to perft {depth} within {s.timeout:g} s ({pos.sps()})"
-        if isinstance(event, EngineError):
-            return "fail", f"engine sent error {_quote(event.text)} to perft {depth} ({pos.sps()})"
+            return "fail", failure
         assert isinstance(event, PerftResult)
         expected = perft(pos, depth)
         if event.count != expected:

@@ -18,6 +18,8 @@ first legal turn.  Each argument switches on one fault:
 ``bad-gods``        lists ``zeus`` among its gods
 ``crash-infinite``  exits with code 3 on ``go infinite``
 ``no-error``        accepts unknown gods silently (no ``error unsupported god``)
+``mute-legalmoves`` claims ``feature legalmoves`` but never answers ``legalmoves``
+``error-perft``     answers ``perft`` with ``error``
 
 Stdlib + the rules core only.
 """
@@ -32,7 +34,7 @@ from santorini_server.rules import GODS, Position, perft
 
 FAULTS = frozenset(
     "late-ready double-bestmove no-stop ignore-quit illegal ignore-moves p1-clock early-infinite "
-    "bad-info bad-gods crash-infinite no-error".split()
+    "bad-info bad-gods crash-infinite no-error mute-legalmoves error-perft".split()
 )
 
 
@@ -160,6 +162,10 @@ class Bot:
             self.go(words)
         elif cmd == "stop":
             self.stop.set()
+        elif cmd == "legalmoves" and "mute-legalmoves" in self.faults:
+            pass
+        elif cmd == "perft" and "error-perft" in self.faults:
+            self.send("error perft is not implemented")
         elif cmd == "legalmoves":
             turns = sorted(self.pos.legal_turns()) if self.pos else []
             self.send(" ".join(["legalmoves", str(len(turns)), *turns]))
