@@ -44,8 +44,9 @@ from __future__ import annotations
 import sys
 import threading
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Callable, Literal, Sequence, TextIO
+from typing import Literal, TextIO
 
 from santorini_server.notation import NotationError
 from santorini_server.rules import GODS, Position, check_matchup, perft
@@ -305,7 +306,7 @@ class _Engine:
             return
         gods: tuple[str, str] = ("mortal", "mortal")
         # key value pairs; unknown future keys (``board 5x5``) are ignored
-        for key, value in zip(args[::2], args[1::2]):
+        for key, value in zip(args[::2], args[1::2], strict=False):
             if key == "gods":
                 pair = value.split("/")
                 if len(pair) != 2 or not all(pair):
@@ -421,7 +422,7 @@ class _Engine:
             else:
                 self.send(f"info string ignoring go parameter {key!r}")
                 i += 1
-        limits = Limits(infinite=infinite, started=started, **values)  # type: ignore[arg-type]
+        limits = Limits(infinite=infinite, started=started, **values)
         pos = self.position
         self.search_id += 1
         self.stop_event = threading.Event()

@@ -44,5 +44,5 @@ def render(pos: Position, *, colour: bool = False) -> str:
         cells = "".join(_cell(pos, row * 5 + f, colour) for f in range(5))
         lines.append(f"  {5 - row}  {cells}")
     if pos.athena_up:
-        lines.append("  Athena moved up last turn: player %d's workers may not move up" % (me + 1))
+        lines.append(f"  Athena moved up last turn: player {me + 1}'s workers may not move up")
     return "\n".join(lines)

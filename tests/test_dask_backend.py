@@ -13,27 +13,27 @@ import sys
 import tempfile
 import time
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 import trio
 
 pytest.importorskip("distributed", reason="the dask extra is not installed (pip install '.[dask]')")
 
-import dask  # noqa: E402
-from distributed import Client, LocalCluster  # noqa: E402
+import dask
+from distributed import Client, LocalCluster
 
-from santorini_server.backends.dask_backend import DaskBackend, _outcome  # noqa: E402
-from santorini_server.backends.dask_worker import spec_text  # noqa: E402
-from santorini_server.referee.engine_spec import parse_engine_spec  # noqa: E402
-from santorini_server.records import GameRecord, read_archive  # noqa: E402
-from santorini_server.tournament.config import Settings, TournamentConfig  # noqa: E402
-from santorini_server.tournament.output import TournamentFiles  # noqa: E402
-from santorini_server.tournament.runner import Backend, LocalBackend, LostGame, TournamentResult, run_tournament  # noqa: E402
-from santorini_server.tournament.schedule import ScheduledGame  # noqa: E402
+from santorini_server.backends.dask_backend import DaskBackend, _outcome
+from santorini_server.backends.dask_worker import spec_text
+from santorini_server.records import GameRecord, read_archive
+from santorini_server.referee.engine_spec import parse_engine_spec
+from santorini_server.tournament.config import Settings, TournamentConfig
+from santorini_server.tournament.output import TournamentFiles
+from santorini_server.tournament.runner import Backend, LocalBackend, LostGame, TournamentResult, run_tournament
+from santorini_server.tournament.schedule import ScheduledGame
 
-from .test_tournament import leftovers  # noqa: E402
+from .test_tournament import leftovers
 
 PY = sys.executable
 ROOT = Path(__file__).resolve().parent.parent

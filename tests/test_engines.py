@@ -12,13 +12,13 @@ import random
 import subprocess
 import threading
 import time
-from typing import Iterator
+from collections.abc import Iterator
 
 import pytest
-
 from santorini_engines.evaluation import immediate_win
 from santorini_engines.registry import BUNDLED
 from santorini_engines.sei_bot import SAFETY_MARGIN, Limits
+
 from santorini_server.rules import GODS, Position
 from santorini_server.rules.movegen import generate
 
@@ -136,8 +136,8 @@ def test_legalmoves_and_perft_on_the_cross_position(engine: Engine) -> None:
 def _pairings() -> list[tuple[str, str]]:
     """Every god once as player 1 and once as player 2 (and mortal/mortal)."""
     gods = [g for g in GODS if g != "mortal"]
-    pairs = [("mortal", "mortal")] + list(zip(gods, gods[1:] + gods[:1]))
-    return pairs + [("mortal", gods[0]), (gods[-1], "mortal")]
+    pairs = [("mortal", "mortal"), *zip(gods, [*gods[1:], gods[0]], strict=True)]
+    return [*pairs, ("mortal", gods[0]), (gods[-1], "mortal")]
 
 
 def test_legal_bestmove_in_every_phase_for_every_god_pairing(engine: Engine) -> None:

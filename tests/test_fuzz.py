@@ -25,11 +25,14 @@ from santorini_server.sei import EOF, NEED_DATA, Go, RemoteProtocolError, Sei, S
 from santorini_server.tournament.config import Settings, TournamentConfig, load_toml
 
 #: ``FUZZ_EXAMPLES=5000 pytest tests/test_fuzz.py`` for a longer hunt.
-FUZZ = settings(max_examples=int(os.environ.get("FUZZ_EXAMPLES", "250")), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+FUZZ = settings(
+    max_examples=int(os.environ.get("FUZZ_EXAMPLES", "250")), deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 
 #: Characters a near miss inserts or substitutes.
 ODD = [" ", "\t", "\r", "\n", "\x00", "\x07", "\x0b", "\x0c", "\x1b", "\x7f", "\x85", "\u00a0", "\u2003",
-       "\ufeff", "\ufffd", "\u0663", "\uff11", "\u00e9", "\u0130", "\U0001f600", "-", "+", ",", "/", ";", "[", "]", "="]  # fmt: skip
+       "\ufeff", "\ufffd", "\u0663", "\uff11", "\u00e9", "\u0130", "\U0001f600",
+       "-", "+", ",", "/", ";", "[", "]", "="]  # fmt: skip
 
 
 @st.composite
@@ -95,8 +98,11 @@ def test_parse_stn_raises_only_notation_errors(text: str) -> None:
         pass
 
 
+_NEAR_LEGAL = st.sampled_from(POSITIONS).flatmap(lambda p: near_miss(p.legal_turns()[:50]))
+
+
 @FUZZ
-@given(st.sampled_from(POSITIONS), inputs(STN_SEEDS) | st.sampled_from(POSITIONS).flatmap(lambda p: near_miss(p.legal_turns()[:50])))
+@given(st.sampled_from(POSITIONS), inputs(STN_SEEDS) | _NEAR_LEGAL)
 def test_position_play_raises_only_notation_errors(pos: Position, text: str) -> None:
     try:
         transition = pos.play(text)
@@ -206,8 +212,11 @@ def record_like_payload(draw: st.DrawFn) -> bytes:
         return b"\xc1"  # unpackable junk (e.g. an int over 64 bits): a never-used msgpack byte
 
 
+_PACKED = msgpack_values.map(lambda v: msgpack.packb(v, use_bin_type=True) if _packable(v) else b"\xc1")
+
+
 @FUZZ
-@given(record_like_payload() | msgpack_values.map(lambda v: msgpack.packb(v, use_bin_type=True) if _packable(v) else b"\xc1") | st.binary(max_size=100))
+@given(record_like_payload() | _PACKED | st.binary(max_size=100))
 def test_decode_record_raises_only_archive_errors(payload: bytes) -> None:
     try:
         decode_record(payload)
@@ -241,7 +250,7 @@ def engine_output(draw: st.DrawFn) -> list[bytes]:
     data = "\n".join(lines).encode("utf-8", "surrogatepass") + draw(st.sampled_from([b"", b"\n", b"\r\n"]))
     data += draw(st.binary(max_size=20))
     cuts = sorted(draw(st.lists(st.integers(0, len(data)), max_size=4)))
-    return [data[a:b] for a, b in zip([0, *cuts], [*cuts, len(data)]) if data[a:b]]
+    return [data[a:b] for a, b in zip([0, *cuts], [*cuts, len(data)], strict=True) if data[a:b]]
 
 
 @FUZZ
@@ -297,9 +306,13 @@ def test_parse_engine_spec_raises_only_value_errors(text: str) -> None:
         pass
 
 
-FIELDS = [f for f in Settings.__dataclass_fields__] + ["engine", "rating-interval", "bogus"]
+FIELDS = [*Settings.__dataclass_fields__, "engine", "rating-interval", "bogus"]
 toml_scalars = st.text(max_size=12) | st.integers(-5, 100) | st.booleans() | st.floats(allow_nan=False, allow_infinity=False)
-toml_values = toml_scalars | st.lists(toml_scalars, max_size=3) | near_miss(TC_SEEDS + SPEC_SEEDS + ["round-robin", "gauntlet", "apollo/pan", "all"])
+toml_values = (
+    toml_scalars
+    | st.lists(toml_scalars, max_size=3)
+    | near_miss([*TC_SEEDS, *SPEC_SEEDS, "round-robin", "gauntlet", "apollo/pan", "all"])
+)
 
 
 def _toml(value: object) -> str:
@@ -308,7 +321,8 @@ def _toml(value: object) -> str:
     if isinstance(value, (int, float)):
         return repr(value)
     if isinstance(value, str):
-        return '"' + "".join(c if c.isprintable() and c not in '"\\' else f"\\u{ord(c):04x}" for c in value if ord(c) < 0x10000) + '"'
+        chars = (c if c.isprintable() and c not in '"\\' else f"\\u{ord(c):04x}" for c in value if ord(c) < 0x10000)
+        return '"' + "".join(chars) + '"'
     assert isinstance(value, list)
     return "[" + ", ".join(_toml(v) for v in value) + "]"
 

@@ -30,9 +30,15 @@ def content(directory: Path) -> list[tuple[object, ...]]:
 
 
 def test_pool_plays_the_same_games_as_one_process(tmp_path: Path) -> None:
-    args = ["tournament", "-e", instant("A"), "-e", instant("B"), "-e", instant("C"), "--tc", "5+0.05", "-j", "2", "--rating-interval", "100"]
-    one = subprocess.run([PY, "-m", "santorini_server.cli", *args, "--processes", "1", "--out", str(tmp_path / "one")], capture_output=True, text=True, timeout=120)
-    two = subprocess.run([PY, "-m", "santorini_server.cli", *args, "--processes", "2", "--out", str(tmp_path / "two")], capture_output=True, text=True, timeout=120)
+    args = ["tournament", "-e", instant("A"), "-e", instant("B"), "-e", instant("C"), "--tc", "5+0.05", "-j", "2",
+            "--rating-interval", "100"]
+
+    def tournament(processes: str, out: str) -> subprocess.CompletedProcess[str]:
+        command = [PY, "-m", "santorini_server.cli", *args, "--processes", processes, "--out", str(tmp_path / out)]
+        return subprocess.run(command, capture_output=True, text=True, timeout=120)
+
+    one = tournament("1", "one")
+    two = tournament("2", "two")
     assert one.returncode == 0 and two.returncode == 0, one.stderr + two.stderr
     assert content(tmp_path / "one") == content(tmp_path / "two")
     assert len(content(tmp_path / "two")) == 6
@@ -41,7 +47,10 @@ def test_pool_plays_the_same_games_as_one_process(tmp_path: Path) -> None:
 
 async def test_a_killed_worker_process_loses_only_its_games_which_resume_replays(tmp_path: Path) -> None:
     marker = f"marker={uuid.uuid4().hex}"
-    settings = Settings(engines=[instant("A", "sleep=20", marker), instant("B", "sleep=20", marker)], rounds=3, tc="10+0.1", concurrency=2, rating_interval=100)
+    settings = Settings(
+        engines=[instant("A", "sleep=20", marker), instant("B", "sleep=20", marker)],
+        rounds=3, tc="10+0.1", concurrency=2, rating_interval=100,
+    )
     config = TournamentConfig.from_settings(settings)
     files = TournamentFiles(tmp_path / "t")
     lines: list[str] = []

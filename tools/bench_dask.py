@@ -59,7 +59,8 @@ def main() -> None:
         local.append(run(config, LocalBackend(config)))
         backend = DaskBackend(config)
         total = run(config, backend)
-        assert backend.startup_seconds is not None and backend.close_seconds is not None
+        assert backend.startup_seconds is not None
+        assert backend.close_seconds is not None
         startup.append(backend.startup_seconds)
         close.append(backend.close_seconds)
         dask_play.append(total - backend.startup_seconds - backend.close_seconds)
@@ -70,7 +71,8 @@ def main() -> None:
     print(f"local backend : {lo:7.3f} s  = {lo / n * 1000:6.2f} ms/game")
     print(f"dask backend  : {da:7.3f} s  = {da / n * 1000:6.2f} ms/game (cluster start-up and close excluded)")
     print(f"overhead      : {(da - lo) / n * 1000:+6.2f} ms/game (dask - local)   target < 2 ms")
-    print(f"cluster start : {startup[0]:7.3f} s cold (first run; later runs reuse this process's forkserver: {runs(startup[1:])})   target < 1 s")
+    print(f"cluster start : {startup[0]:7.3f} s cold "
+          f"(first run; later runs reuse this process's forkserver: {runs(startup[1:])})   target < 1 s")
     print(f"cluster close : {statistics.median(close):7.3f} s (runs: {runs(close)})")
 
 

@@ -50,7 +50,7 @@ def main() -> None:
         ("validate non-canonical (x for -)", cross, "b3xb4+c5"),
         ("validate placement", start_pos, "b3,d3"),
     ]:
-        runs = timeit.repeat(lambda: p.play(text), number=2000, repeat=15)
+        runs = timeit.repeat(lambda p=p, text=text: p.play(text), number=2000, repeat=15)
         print(f"{label:<34} median {statistics.median(runs) / 2000 * 1e6:7.2f} us")
 
 

@@ -178,7 +178,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         script = Path(tmp) / "game.txt"
         turns = make_script(script)
-        print(f"script: a {turns}-turn game; {args.games} games; {args.engine} canned engines; {'pinned to core 0' if args.pin else 'unpinned'}")
+        where = "pinned to core 0" if args.pin else "unpinned"
+        print(f"script: a {turns}-turn game; {args.games} games; {args.engine} canned engines; {where}")
         # several chunks, each with fresh engine processes, so no one process's scheduling
         # luck decides the figures; floor and games alternate within each chunk
         f: list[float] = []
@@ -195,21 +196,25 @@ def main() -> None:
             floor_cpu_total += fl_cpu * len(fl_chunk)
             per_turn += p
             engines += e
-            overhead += [w - x for w, x in zip(p, e)]
+            overhead += [w - x for w, x in zip(p, e, strict=True)]
             cpu_total += cpu * n
             total += n
         cpu = cpu_total / total
         fl, ref, eng, over = (statistics.median(x) * 1e6 for x in (f, per_turn, engines, overhead))
-        print(f"floor   round trip over pipes      median {fl:8.1f} us  (p90 {statistics.quantiles(f, n=10)[-1] * 1e6:.1f}, {len(f)} round trips)")
+        p90 = statistics.quantiles(f, n=10)[-1] * 1e6
+        print(f"floor   round trip over pipes      median {fl:8.1f} us  (p90 {p90:.1f}, {len(f)} round trips)")
         print(f"game wall time per turn            median {ref:8.1f} us  over {total} turns  ({ref / fl:.2f}x the floor)")
         print(f"engines' own CPU time per turn     median {eng:8.1f} us  (/proc/PID/schedstat)")
         print(f"referee overhead (wall - engines)  median {over:8.1f} us")
-        print(f"referee CPU per turn                      {cpu * 1e6:8.1f} us  (the floor's parent: {floor_cpu_total / len(f) * 1e6:.1f} us per round trip)")
+        parent = floor_cpu_total / len(f) * 1e6
+        print(f"referee CPU per turn                      {cpu * 1e6:8.1f} us  "
+              f"(the floor's parent: {parent:.1f} us per round trip)")
         print(f"ratio overhead / floor                    {over / fl:8.2f}x")
         errors = trio.run(clock_accuracy, script, max(2, args.games // 10), args.sleep_ms)
         errors.sort()
         p99 = errors[min(len(errors) - 1, int(len(errors) * 0.99))]
-        print(f"clock: charged - spent over {len(errors)} turns of {args.sleep_ms:g} ms: median {statistics.median(errors):.3f} ms, "
+        median = statistics.median(errors)
+        print(f"clock: charged - spent over {len(errors)} turns of {args.sleep_ms:g} ms: median {median:.3f} ms, "
               f"p99 {p99:.3f} ms, max {errors[-1]:.3f} ms")
 
 

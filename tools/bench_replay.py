@@ -44,7 +44,8 @@ def random_game(rng: random.Random, number: int) -> GameRecord:
                 winner = 2 - pos.to_move  # the side to move has no legal turn and loses
                 break
             t = pos.play(rng.choice(legal))
-        turns.append(TurnRecord(t.stn, time_ms=rng.randrange(1, 2000), score=f"{rng.randrange(-50, 50):+d}", depth=rng.randrange(1, 9)))
+        score = f"{rng.randrange(-50, 50):+d}"
+        turns.append(TurnRecord(t.stn, time_ms=rng.randrange(1, 2000), score=score, depth=rng.randrange(1, 9)))
         if t.win:
             winner = pos.to_move + 1
             termination = t.termination or "climb"

@@ -20,11 +20,12 @@ import collections
 import sys
 import tempfile
 import time
+from functools import partial
 from pathlib import Path
 
+import bench_referee
 import trio
 
-import bench_referee  # noqa: E402  (same folder)
 from santorini_server.tournament.config import Settings, TournamentConfig
 from santorini_server.tournament.output import TournamentFiles
 from santorini_server.tournament.pool import default_processes, local_backend
@@ -56,11 +57,12 @@ def main() -> None:
             start = time.monotonic()
             processes = default_processes(concurrency) if args.backend == "processes" else 1
             backend = local_backend(config, processes)
-            result = trio.run(lambda: run_tournament(config, files, backend=backend, emit=lambda line: None))
+            result = trio.run(partial(run_tournament, config, files, backend=backend, emit=lambda line: None))
             files.close()
             tags = collections.Counter(r.termination for r in result.records)
             forfeits = [r.termination_detail for r in result.records if r.termination == "time"]
-            print(f"concurrency {concurrency} ({processes} referee process{'es' if processes > 1 else ''}): {len(result.records)} games of {turns} turns at {args.tc} in "
+            referees = f"{processes} referee process{'es' if processes > 1 else ''}"
+            print(f"concurrency {concurrency} ({referees}): {len(result.records)} games of {turns} turns at {args.tc} in "
                   f"{time.monotonic() - start:.0f} s; terminations {dict(tags)}; time forfeits {len(forfeits)}"
                   + (f" ({', '.join(forfeits[:5])})" if forfeits else ""))
 

@@ -22,13 +22,12 @@ import tempfile
 import time
 from pathlib import Path
 
+import bench_referee
 import trio
 
 from santorini_server.tournament.config import Settings, TournamentConfig
 from santorini_server.tournament.output import TournamentFiles
 from santorini_server.tournament.runner import run_tournament
-
-import bench_referee  # noqa: E402  (same folder: make_script)
 
 CANNED = Path(__file__).resolve().parent / "canned_engine.py"
 

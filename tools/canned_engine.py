@@ -16,7 +16,8 @@ import time
 
 
 def main() -> None:
-    script = open(sys.argv[1]).read().split()
+    with open(sys.argv[1]) as f:
+        script = f.read().split()
     arg = sys.argv[2] if len(sys.argv) > 2 else "0"
     fair = float(arg[5:]) if arg.startswith("fair=") else 0.0
     sleep = 0.0 if fair else float(arg) / 1000

@@ -25,6 +25,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from santorini_engines.registry import BUNDLED
+
 from santorini_server.notation import NotationError
 from santorini_server.rules import WIN_CLIMB, Position
 

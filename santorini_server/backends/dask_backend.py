@@ -35,8 +35,9 @@ import threading
 import time
 import uuid
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 import dask
 import trio
@@ -48,7 +49,16 @@ from ..tournament.config import TournamentConfig
 from ..tournament.runner import LostGame, game_setup
 from ..tournament.schedule import ScheduledGame
 from .dask_preload import LOCAL_WORKER_ENV
-from .dask_worker import ENGINES_ENV, EngineNotConfigured, GameAborted, GameSpec, engine_names, release_tournament, run_game, spec_text
+from .dask_worker import (
+    ENGINES_ENV,
+    EngineNotConfigured,
+    GameAborted,
+    GameSpec,
+    engine_names,
+    release_tournament,
+    run_game,
+    spec_text,
+)
 
 __all__ = ["DaskBackend", "DaskBackendError", "RESOURCE", "PRELOAD"]
 
@@ -342,12 +352,12 @@ def _outcome(game: ScheduledGame, future: Future, value: Any) -> GameRecord | Lo
         except ArchiveError as exc:
             return LostGame(game, f"the worker sent a bad record: {exc}")
     if isinstance(value, (FutureCancelledError, BaseException)):
-        exc: BaseException = value
+        error: BaseException = value
     else:
-        exc = value[1]  # (type, exception, traceback) of a failed task
-    name = type(exc).__name__
+        error = value[1]  # (type, exception, traceback) of a failed task
+    name = type(error).__name__
     if name == "KilledWorker":
-        return LostGame(game, f"it killed its worker repeatedly: {exc}")
-    if isinstance(exc, (EngineNotConfigured, GameAborted)):
-        return LostGame(game, str(exc))
-    return LostGame(game, f"{name}: {exc}")
+        return LostGame(game, f"it killed its worker repeatedly: {error}")
+    if isinstance(error, (EngineNotConfigured, GameAborted)):
+        return LostGame(game, str(error))
+    return LostGame(game, f"{name}: {error}")

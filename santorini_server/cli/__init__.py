@@ -66,7 +66,9 @@ def _configure_logging() -> None:
 
     import structlog
 
-    renderer: Any = structlog.dev.ConsoleRenderer(colors=sys.stderr.isatty()) if sys.stderr.isatty() else structlog.processors.JSONRenderer()
+    renderer: Any = (
+        structlog.dev.ConsoleRenderer(colors=True) if sys.stderr.isatty() else structlog.processors.JSONRenderer()
+    )
     structlog.configure(
         processors=[structlog.processors.add_log_level, structlog.processors.TimeStamper(fmt="iso", utc=True), renderer],
         logger_factory=structlog.PrintLoggerFactory(file=sys.stderr),

@@ -38,7 +38,10 @@ def _exec(argv: list[str], env: dict[str, str] | None = None) -> None:
 
 
 @click.command()
-@click.option("--port", type=click.IntRange(0, 65535), default=8786, show_default=True, help="Port the workers and coordinators connect to.")
+@click.option(
+    "--port", type=click.IntRange(0, 65535), default=8786, show_default=True,
+    help="Port the workers and coordinators connect to.",
+)
 @click.option("--host", metavar="HOST", help="Interface address to listen on (default: all).")
 @click.option("--dashboard", is_flag=True, help="Also serve Dask's web dashboard (needs bokeh).")
 def scheduler(port: int, host: str | None, dashboard: bool) -> None:
@@ -58,7 +61,10 @@ def scheduler(port: int, host: str | None, dashboard: bool) -> None:
 
 @click.command()
 @click.option("--address", required=True, metavar="tcp://HEAD:8786", help="The scheduler (santorini scheduler).")
-@click.option("--slots", type=click.IntRange(min=1), default=1, show_default=True, help="Games at once on this machine (one worker process each).")
+@click.option(
+    "--slots", type=click.IntRange(min=1), default=1, show_default=True,
+    help="Games at once on this machine (one worker process each).",
+)
 @click.option("--engines", "engines_file", type=click.Path(dir_okay=False, path_type=Path),
               help="TOML or JSON file: engine name -> engine spec (cmd=... arg=...). Bundled engines need no entry.")
 @click.option("--name", metavar="NAME", help="Worker name (default: this host's name).")

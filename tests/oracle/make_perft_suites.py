@@ -19,7 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from tests.oracle.reference import parse_sps, reference_perft  # noqa: E402
+from tests.oracle.reference import parse_sps, reference_perft
 
 OUT = Path(__file__).resolve().parents[2] / "protocol" / "perft"
 
