@@ -71,6 +71,11 @@ def proc_state(pid: int) -> tuple[str, int, int] | None:
     return fields[0].decode(), int(fields[2]), int(fields[3])
 
 
+def parent_of(pid: int) -> int:
+    data = Path(f"/proc/{pid}/stat").read_bytes()
+    return int(data[data.rfind(b")") + 2 :].split()[1])
+
+
 def alive(pid: int) -> bool:
     """Zombies (dead, awaiting reaping by PID 1) count as dead."""
     state = proc_state(pid)
@@ -566,6 +571,36 @@ async def test_daemon_that_calls_setsid_does_not_survive_aclose(tmp_path: Path) 
         assert state is not None and alive(daemon) and state[2] not in (e.guard_pid, daemon)  # own session
     assert e.status == ExitStatus(code=0)
     assert not alive(daemon) and not alive(engine_pid)  # gone by the time aclose returns
+
+
+async def test_orphans_are_reparented_to_the_guard_and_reaped_while_the_engine_runs() -> None:
+    # Each orphan's parent exits at once; the orphan lives 0.5 s, then exits while the engine is
+    # still running.  The guard (subreaper) is its new parent and reaps it: no zombie piles up.
+    code = """
+    import os, sys, time
+    r, w = os.pipe()
+    for _ in range(3):
+        if os.fork() == 0:
+            if os.fork() == 0:
+                os.write(w, b"%d " % os.getpid())
+                time.sleep(0.5)
+            os._exit(0)
+        os.wait()
+    os.close(w)
+    pids = b""
+    while pids.count(b" ") < 3:
+        pids += os.read(r, 100)
+    print(pids.decode(), flush=True)
+    sys.stdin.readline()
+    """
+    async with open_engine_process(engine(code)) as e:
+        orphans = [int(pid) for pid in (await read_line(e)).split()]
+        assert len(orphans) == 3
+        assert {parent_of(pid) for pid in orphans} == {e.guard_pid}
+        with trio.fail_after(3):
+            while any(proc_state(pid) is not None for pid in orphans):  # noqa: ASYNC110 - polling /proc
+                await trio.sleep(0.02)
+        assert e.status is None  # reaped while the engine runs, not at its end
 
 
 async def test_daemon_holding_stdout_does_not_delay_eof(tmp_path: Path) -> None:

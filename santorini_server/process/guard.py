@@ -43,7 +43,8 @@ status fd ``W``; the referee reads them:
   authoritative answer (an engine may itself exit with 139); the exit code is a fallback.
 
 The guard imports only built-in stdlib modules (``_signal`` instead of ``signal``, which pulls in
-``enum``) and never prints: its stdout and stderr belong to the engine.
+``enum``), plus the ``_ctypes`` C module for its one ``prctl`` call, and never prints: its stdout
+and stderr belong to the engine.
 """
 
 from __future__ import annotations
