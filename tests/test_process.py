@@ -71,6 +71,11 @@ def proc_state(pid: int) -> tuple[str, int, int] | None:
     return fields[0].decode(), int(fields[2]), int(fields[3])
 
 
+def parent_of(pid: int) -> int:
+    data = Path(f"/proc/{pid}/stat").read_bytes()
+    return int(data[data.rfind(b")") + 2 :].split()[1])
+
+
 def alive(pid: int) -> bool:
     """Zombies (dead, awaiting reaping by PID 1) count as dead."""
     state = proc_state(pid)
@@ -101,7 +106,7 @@ async def wait_dead(pids: list[int], seconds: float) -> float:
     """Poll until none of ``pids`` is alive; return how long it took (fail after ``seconds``)."""
     start = trio.current_time()
     with trio.fail_after(seconds):
-        while any(alive(pid) for pid in pids):
+        while any(alive(pid) for pid in pids):  # noqa: ASYNC110 - polling /proc: no event to wait on
             await trio.sleep(0.01)
     return trio.current_time() - start
 
@@ -529,3 +534,159 @@ async def test_guard_killed_behind_our_back_still_leaves_no_engine() -> None:
         assert status.describe() == "guard killed by signal 9 (SIGKILL); engine exit status unknown"
         assert e.engine_pid is not None and not alive(e.engine_pid)
     assert session_alive(e.guard_pid) == []
+
+
+# --- Daemons: a grandchild that calls setsid() ----------------------------------------------------
+# ``tests/gallery/daemon.py`` double-forks a daemon that leaves the engine's session, ignores
+# SIGHUP/SIGINT/SIGTERM and sleeps; the engine logs "<daemon pid> <engine pid>" at each start.
+
+
+def started_pids(pids_file: Path) -> list[int]:
+    """Every daemon and engine pid the daemonising engine logged."""
+    return [int(pid) for pid in pids_file.read_text().split()] if pids_file.exists() else []
+
+
+def daemon_engine(pids_file: Path, *args: str) -> list[str]:
+    return [PY, "-m", "tests.gallery.daemon", str(pids_file), *args]
+
+
+async def handshake(e: EngineProcess) -> None:
+    """Until ``seiok``: by then the engine has logged its daemon."""
+    await e.send_all(b"sei\n")
+    out = b""
+    with trio.fail_after(10):
+        while b"seiok" not in out:
+            chunk = await e.receive_some()
+            assert chunk, f"EOF after {out!r}"
+            out += chunk
+
+
+async def test_daemon_that_calls_setsid_does_not_survive_aclose(tmp_path: Path) -> None:
+    pids_file = tmp_path / "pids"
+    async with open_engine_process(daemon_engine(pids_file), cwd=REPO) as e:
+        await handshake(e)
+        daemon, engine_pid = started_pids(pids_file)
+        assert engine_pid == e.engine_pid
+        state = proc_state(daemon)
+        assert state is not None and alive(daemon) and state[2] not in (e.guard_pid, daemon)  # own session
+    assert e.status == ExitStatus(code=0)
+    assert not alive(daemon) and not alive(engine_pid)  # gone by the time aclose returns
+
+
+async def test_orphans_are_reparented_to_the_guard_and_reaped_while_the_engine_runs() -> None:
+    # Each orphan's parent exits at once; the orphan lives 0.5 s, then exits while the engine is
+    # still running.  The guard (subreaper) is its new parent and reaps it: no zombie piles up.
+    code = """
+    import os, sys, time
+    r, w = os.pipe()
+    for _ in range(3):
+        if os.fork() == 0:
+            if os.fork() == 0:
+                os.write(w, b"%d " % os.getpid())
+                time.sleep(0.5)
+            os._exit(0)
+        os.wait()
+    os.close(w)
+    pids = b""
+    while pids.count(b" ") < 3:
+        pids += os.read(r, 100)
+    print(pids.decode(), flush=True)
+    sys.stdin.readline()
+    """
+    async with open_engine_process(engine(code)) as e:
+        orphans = [int(pid) for pid in (await read_line(e)).split()]
+        assert len(orphans) == 3
+        assert {parent_of(pid) for pid in orphans} == {e.guard_pid}
+        with trio.fail_after(3):
+            while any(proc_state(pid) is not None for pid in orphans):  # noqa: ASYNC110 - polling /proc
+                await trio.sleep(0.02)
+        assert e.status is None  # reaped while the engine runs, not at its end
+
+
+async def test_daemon_holding_stdout_does_not_delay_eof(tmp_path: Path) -> None:
+    # The engine leaves on its own (quit) while its daemon still holds the stdout pipe: EOF comes
+    # when the engine exits, because the guard kills the daemon then.
+    pids_file = tmp_path / "pids"
+    async with open_engine_process(daemon_engine(pids_file, "hold"), cwd=REPO) as e:
+        await handshake(e)
+        daemon, _ = started_pids(pids_file)
+        await e.send_all(b"quit\n")
+        with trio.fail_after(3):
+            while await e.receive_some():
+                pass
+            assert await e.wait() == ExitStatus(code=0)
+        assert not alive(daemon)
+
+
+async def run_match_until(pids_file: Path, *, games: int, started: int) -> tuple[trio.Process, bytes]:
+    """Start ``santorini match`` (the daemonising engine against a slow instant one) and read its
+    output until game ``started`` has started."""
+    spec = f"cmd={PY} arg=-m arg=tests.gallery.daemon arg={pids_file} name=Daemon"
+    other = f"cmd={PY} arg=-m arg=tests.gallery.instant arg=sleep=20 name=Slow"
+    cmd = [PY, "-m", "santorini_server.cli", "match", spec, other, "--games", str(games), "--tc", "60+1"]
+    referee = await trio.lowlevel.open_process(cmd, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert referee.stdout is not None
+    out = b""
+    with trio.fail_after(10):
+        while f"Started game {started} ".encode() not in out:
+            chunk = await referee.stdout.receive_some()
+            assert chunk, f"referee exited early: {out!r}"
+            out += chunk
+    return referee, out
+
+
+async def stop_referee(referee: trio.Process) -> None:
+    with trio.CancelScope(shield=True):
+        referee.kill()
+        await referee.wait()
+        for stream in (referee.stdout, referee.stderr):
+            if stream is not None:
+                await stream.aclose()
+
+
+async def test_match_leaves_no_daemon_behind(tmp_path: Path) -> None:
+    pids_file = tmp_path / "pids"
+    referee, _ = await run_match_until(pids_file, games=2, started=1)
+    try:
+        assert referee.stdout is not None
+        with trio.fail_after(10):
+            while await referee.stdout.receive_some():
+                pass
+            assert await referee.wait() == 0
+        pids = started_pids(pids_file)
+        assert pids
+        assert [pid for pid in pids if alive(pid)] == []
+    finally:
+        await stop_referee(referee)
+
+
+async def test_ctrl_c_of_a_match_leaves_no_daemon_behind(tmp_path: Path) -> None:
+    pids_file = tmp_path / "pids"
+    referee, _ = await run_match_until(pids_file, games=100, started=2)
+    try:
+        pids = started_pids(pids_file)
+        assert pids and all(alive(pid) for pid in pids[-2:])
+        referee.send_signal(signal.SIGINT)
+        assert referee.stderr is not None
+        with trio.fail_after(10):
+            err = b""
+            while chunk := await referee.stderr.receive_some():
+                err += chunk
+            assert await referee.wait() == 130, err
+        assert err == b"interrupted: engines stopped; games finished so far are saved\n"
+        assert [pid for pid in started_pids(pids_file) if alive(pid)] == []
+    finally:
+        await stop_referee(referee)
+
+
+async def test_sigkill_of_a_match_leaves_no_daemon_behind(tmp_path: Path) -> None:
+    pids_file = tmp_path / "pids"
+    referee, _ = await run_match_until(pids_file, games=100, started=2)
+    try:
+        pids = started_pids(pids_file)
+        assert pids and all(alive(pid) for pid in pids[-2:])
+        referee.kill()  # nothing runs in the referee: the guards' lifelines break
+        await referee.wait()
+        await wait_dead(started_pids(pids_file), 3.0)
+    finally:
+        await stop_referee(referee)

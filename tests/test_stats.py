@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable
 
@@ -70,10 +71,10 @@ def test_score_to_elo_clamps_instead_of_inf() -> None:
 
 
 def test_cutechess_example_reproduced() -> None:
-    # runner-anchors section 2, quoted from a real cutechess run.
-    w, l, d = 1038, 1037, 1925
-    assert format_score_line("dev", "base", w, l, d) == "Score of dev vs base: 1038 - 1037 - 1925  [0.500] 4000"
-    assert format_cutechess_elo_line(w, d, l) == "Elo difference: 0.1 +/- 7.7, LOS: 50.9 %, DrawRatio: 48.1 %"
+    # Quoted from a real cutechess run.
+    w, lost, d = 1038, 1037, 1925
+    assert format_score_line("dev", "base", w, lost, d) == "Score of dev vs base: 1038 - 1037 - 1925  [0.500] 4000"
+    assert format_cutechess_elo_line(w, d, lost) == "Elo difference: 0.1 +/- 7.7, LOS: 50.9 %, DrawRatio: 48.1 %"
 
 
 def test_cutechess_margin_differs_only_by_its_z_approximation() -> None:
@@ -137,11 +138,11 @@ def test_pentanomial_matches_fastchess(stats: tuple[int, ...], elo: str, nelo: s
 
 def test_trinomial_against_direct_formula_without_draws() -> None:
     # Santorini: no draws, so the per-game variance is s(1-s).
-    w, l = 70, 50
-    n = w + l
+    w, lost = 70, 50
+    n = w + lost
     s = w / n
     sd = math.sqrt(s * (1 - s) / n)
-    est = trinomial_elo(w, 0, l)
+    est = trinomial_elo(w, 0, lost)
     assert est.score == pytest.approx(s)
     assert est.elo == pytest.approx(-400 * math.log10(1 / s - 1))
     lo, hi = s - Z95 * sd, s + Z95 * sd
@@ -180,11 +181,11 @@ def test_pentanomial_of_independent_games_agrees_with_trinomial_scale() -> None:
 
 
 @pytest.mark.parametrize(
-    ("w", "d", "l", "elo"),
+    ("w", "d", "lost", "elo"),
     [(0, 0, 0, 0.0), (10, 0, 0, ELO_CLAMP), (0, 0, 10, -ELO_CLAMP), (0, 8, 0, 0.0)],
 )
-def test_degenerate_trinomial_is_finite_and_flagged(w: int, d: int, l: int, elo: float) -> None:
-    est = trinomial_elo(w, d, l)
+def test_degenerate_trinomial_is_finite_and_flagged(w: int, d: int, lost: int, elo: float) -> None:
+    est = trinomial_elo(w, d, lost)
     assert not est.defined
     assert est.elo == elo
     assert est.error95 == 0.0 and est.nelo_error95 == 0.0
@@ -234,7 +235,7 @@ def test_never_nan_or_inf(a: int, b: int, c: int, d: int, e: int) -> None:
             assert math.isfinite(llr)
             texts.append(format_llr_line(llr, cfg))
     block = format_results_block("A", "B", a, c, b, None, "", SprtConfig(0, 5))
-    for text in texts + [block]:
+    for text in [*texts, block]:
         assert "nan" not in text and "inf" not in text
 
 
@@ -345,12 +346,12 @@ def _regularized(counts: tuple[int, ...]) -> tuple[float, list[float]]:
 def _loglik(phat: list[float], p: list[float]) -> float:
     if min(p) <= 0.0:
         return -math.inf
-    return sum(q * math.log(x) for q, x in zip(phat, p))
+    return sum(q * math.log(x) for q, x in zip(phat, p, strict=True))
 
 
-def _brute_logistic_trinomial(w: int, d: int, l: int, s: float) -> float:
+def _brute_logistic_trinomial(w: int, d: int, lost: int, s: float) -> float:
     """max sum phat log p over {p_L, p_D, p_W}: p_W + p_D/2 = s, a 1-D family in p_D."""
-    total, phat = _regularized((l, d, w))
+    total, phat = _regularized((lost, d, w))
 
     def f(pd: float) -> float:
         pw = s - pd / 2
@@ -380,10 +381,10 @@ def _brute_logistic_pentanomial(ptnml: tuple[int, ...], s: float) -> float:
     return total * _golden_max(best_p2, 0.0, min(s / 0.25, (1 - s) / 0.75), 55)
 
 
-def _brute_normalized_trinomial(w: int, d: int, l: int, t: float) -> float:
+def _brute_normalized_trinomial(w: int, d: int, lost: int, t: float) -> float:
     """(mu - 1/2)/sigma = t on {W, D, L}: with x = p_D and delta = p_W - p_L the
     constraint reads delta = t sqrt(1 - x - delta^2), so delta = t sqrt((1 - x)/(1 + t^2))."""
-    total, phat = _regularized((l, d, w))
+    total, phat = _regularized((lost, d, w))
 
     def f(x: float) -> float:
         delta = t * math.sqrt((1 - x) / (1 + t * t))
@@ -392,20 +393,21 @@ def _brute_normalized_trinomial(w: int, d: int, l: int, t: float) -> float:
     return total * _golden_max(f, 0.0, 1.0, 90)
 
 
-@pytest.mark.parametrize(("w", "d", "l"), [(60, 0, 45), (130, 7, 111), (20, 50, 30), (3, 0, 0)])
-def test_llr_logistic_trinomial_equals_brute_force(w: int, d: int, l: int) -> None:
+@pytest.mark.parametrize(("w", "d", "lost"), [(60, 0, 45), (130, 7, 111), (20, 50, 30), (3, 0, 0)])
+def test_llr_logistic_trinomial_equals_brute_force(w: int, d: int, lost: int) -> None:
     cfg = SprtConfig(-3.0, 7.0, model="logistic")
-    expected = _brute_logistic_trinomial(w, d, l, elo_to_score(7.0)) - _brute_logistic_trinomial(
-        w, d, l, elo_to_score(-3.0)
+    expected = _brute_logistic_trinomial(w, d, lost, elo_to_score(7.0)) - _brute_logistic_trinomial(
+        w, d, lost, elo_to_score(-3.0)
     )
-    assert llr_trinomial(w, d, l, cfg) == pytest.approx(expected, abs=1e-6)
+    assert llr_trinomial(w, d, lost, cfg) == pytest.approx(expected, abs=1e-6)
 
 
-@pytest.mark.parametrize(("w", "d", "l"), [(60, 0, 45), (130, 7, 111), (20, 50, 30), (3, 0, 0)])
-def test_llr_normalized_trinomial_equals_brute_force(w: int, d: int, l: int) -> None:
+@pytest.mark.parametrize(("w", "d", "lost"), [(60, 0, 45), (130, 7, 111), (20, 50, 30), (3, 0, 0)])
+def test_llr_normalized_trinomial_equals_brute_force(w: int, d: int, lost: int) -> None:
     cfg = SprtConfig(-10.0, 15.0, model="normalized")
-    expected = _brute_normalized_trinomial(w, d, l, 15.0 / NELO) - _brute_normalized_trinomial(w, d, l, -10.0 / NELO)
-    assert llr_trinomial(w, d, l, cfg) == pytest.approx(expected, abs=1e-6)
+    t1, t0 = 15.0 / NELO, -10.0 / NELO
+    expected = _brute_normalized_trinomial(w, d, lost, t1) - _brute_normalized_trinomial(w, d, lost, t0)
+    assert llr_trinomial(w, d, lost, cfg) == pytest.approx(expected, abs=1e-6)
 
 
 def test_llr_logistic_pentanomial_equals_brute_force() -> None:
@@ -422,9 +424,9 @@ def test_llr_binomial_closed_form_without_draws() -> None:
     # hypothesis itself: LLR = W log(s1/s0) + L log((1-s1)/(1-s0)).  The draw
     # class is regularized to 1e-3 games, hence the loose tolerance.
     s0, s1 = elo_to_score(0.0), elo_to_score(10.0)
-    w, l = 530, 470
-    closed = w * math.log(s1 / s0) + l * math.log((1 - s1) / (1 - s0))
-    assert llr_trinomial(w, 0, l, SprtConfig(0, 10, model="logistic")) == pytest.approx(closed, abs=2e-3)
+    w, lost = 530, 470
+    closed = w * math.log(s1 / s0) + lost * math.log((1 - s1) / (1 - s0))
+    assert llr_trinomial(w, 0, lost, SprtConfig(0, 10, model="logistic")) == pytest.approx(closed, abs=2e-3)
 
 
 @pytest.mark.parametrize("model", ["normalized", "logistic"])
@@ -450,9 +452,9 @@ def test_llr_nonpositive_when_sample_satisfies_h0(model: str) -> None:
 def test_llr_increases_as_wins_are_added(model: str) -> None:
     cfg = SprtConfig(0.0, 10.0, model=model)
     tri = [llr_trinomial(w, 0, 100, cfg) for w in range(80, 131)]
-    assert all(b > a for a, b in zip(tri, tri[1:]))
+    assert all(b > a for a, b in itertools.pairwise(tri))
     penta = [llr_pentanomial((10, 0, 60, 0, k), cfg) for k in range(5, 30)]
-    assert all(b > a for a, b in zip(penta, penta[1:]))
+    assert all(b > a for a, b in itertools.pairwise(penta))
 
 
 @pytest.mark.parametrize("model", ["normalized", "logistic"])

@@ -66,7 +66,10 @@ def match(
         summary = trio.run(lambda: run_match(config, emit=click.echo, writer=writer, io_log=io_log))
     except EngineFailure as failure:
         raise click.ClickException(failure.detail) from None
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, BaseExceptionGroup) as exc:
+        # Ctrl-C reaches us bare or, raised inside run_match's nursery, wrapped in a group.
+        if isinstance(exc, BaseExceptionGroup) and exc.subgroup(KeyboardInterrupt) is None:
+            raise
         click.echo("interrupted: engines stopped; games finished so far are saved", err=True)
         sys.exit(130)
     finally:

@@ -5,7 +5,7 @@ Run as::
     python -I -S guard.py --lifeline-fd R --status-fd W [--rlimit-as BYTES] [--rlimit-cpu SECONDS]
                           [--cwd DIR] -- ENGINE_ARGV...
 
-Theory of operation (scale-out.md, "Engine lifetime: what the referee must own"):
+Theory of operation (SPEC.md, "Engine processes"):
 
 * The referee creates a *lifeline* pipe per engine, passes its read end ``R`` to the guard and
   keeps the write end open for the engine's lifetime.  The kernel closes that write end when the
@@ -13,17 +13,21 @@ Theory of operation (scale-out.md, "Engine lifetime: what the referee must own")
   or wants the engine dead".  ``PR_SET_PDEATHSIG`` is not used: trio starts children from a
   worker thread and the death signal follows that thread, not the referee.
 * The guard calls ``setsid()``, so it leads a session of its own that no terminal signal
-  reaches.  It forks the engine, which makes its own process group (pgid = engine pid) inside
-  that session, applies the resource limits, changes directory and calls ``execvp`` with the
-  argv vector (never a shell).  The engine inherits the guard's stdin/stdout/stderr pipes; the
-  guard then points its own copies at ``/dev/null`` so that EOF and ``EPIPE`` on those pipes
-  track the engine, not the guard.
-* The guard waits for the engine to exit or the lifeline to reach EOF.  Either way it calls
-  ``killpg(engine_pgid, SIGKILL)`` *before* reaping the engine (the unreaped zombie pins the
-  pgid, so the number cannot have been reused), then sweeps ``/proc`` for any other live
-  process of its session (a grandchild that moved to another group) and kills it.  So a
-  grandchild that kept the pipes open does not outlive the engine.  Only a process that calls
-  ``setsid()`` itself escapes; containing that needs cgroups.
+  reaches, and makes itself a *child subreaper* (``prctl(PR_SET_CHILD_SUBREAPER)``): every
+  descendant whose parent dies is re-parented to the guard instead of to init, even one that
+  left the session with ``setsid()`` (a daemon's double fork).  It forks the engine, which makes
+  its own process group (pgid = engine pid) inside that session, applies the resource limits,
+  changes directory and calls ``execvp`` with the argv vector (never a shell).  The engine
+  inherits the guard's stdin/stdout/stderr pipes; the guard then points its own copies at
+  ``/dev/null`` so that EOF and ``EPIPE`` on those pipes track the engine, not the guard.
+* The guard waits for the engine to exit or the lifeline to reach EOF, reaping re-parented
+  descendants that exit meanwhile.  Either way it calls ``killpg(engine_pgid, SIGKILL)``
+  *before* reaping the engine (the unreaped zombie pins the pgid, so the number cannot have
+  been reused), then kills and reaps its other children, over and over until none is left:
+  killing one re-parents that one's children to the guard for the next round.  So no
+  descendant outlives the engine, whatever group or session it moved to; a grandchild that
+  kept the pipes open cannot hold them past the engine's exit.  Only a process that leaves
+  the guard's tree by other means (a PID namespace of its own, or ptrace tricks) escapes.
 * ``SIGTERM`` sent to the guard is forwarded to the engine's process group; this is how the
   referee's shutdown sequence asks politely before closing the lifeline.
 
@@ -39,7 +43,8 @@ status fd ``W``; the referee reads them:
   authoritative answer (an engine may itself exit with 139); the exit code is a fallback.
 
 The guard imports only built-in stdlib modules (``_signal`` instead of ``signal``, which pulls in
-``enum``) and never prints: its stdout and stderr belong to the engine.
+``enum``), plus the ``_ctypes`` C module for its one ``prctl`` call, and never prints: its stdout
+and stderr belong to the engine.
 """
 
 from __future__ import annotations
@@ -48,6 +53,7 @@ import errno
 import os
 import select
 import sys
+import time
 
 TYPE_CHECKING = False  # importing ``typing`` would cost 13 ms; mypy honours this name
 if TYPE_CHECKING:
@@ -63,8 +69,10 @@ __all__ = [
     "EXIT_NOT_FOUND",
     "EXIT_CANNOT_EXECUTE",
     "EXIT_SETUP_FAILED",
+    "PR_SET_CHILD_SUBREAPER",
     "session_members",
     "kill_session",
+    "become_subreaper",
     "main",
 ]
 
@@ -78,12 +86,15 @@ EXIT_SETUP_FAILED = 125
 SWEEP_ROUNDS = 200
 """At most this many ``/proc`` sweeps (1 ms apart) while killed processes turn into zombies."""
 
+PR_SET_CHILD_SUBREAPER = 36
+"""``prctl`` option (Linux >= 3.4, ``<linux/prctl.h>``): orphaned descendants re-parent to us."""
+
 _LIVE_EXCLUDED_STATES = frozenset("ZXx")
 """``/proc/PID/stat`` states that count as dead: zombie (awaiting reaping) and dead."""
 
 
 def _proc_stat(pid: int) -> tuple[str, int, int] | None:
-    """Return ``(state, pgid, sid)`` of ``pid`` from ``/proc``, or None if it is gone."""
+    """Return ``(state, ppid, sid)`` of ``pid`` from ``/proc``, or None if it is gone."""
     try:
         with open(f"/proc/{pid}/stat", "rb") as f:
             data = f.read()
@@ -92,20 +103,25 @@ def _proc_stat(pid: int) -> tuple[str, int, int] | None:
     # The command name sits in parentheses and may itself contain spaces or ')'.
     fields = data[data.rfind(b")") + 2 :].split()
     try:
-        return fields[0].decode("ascii", "replace"), int(fields[2]), int(fields[3])
+        return fields[0].decode("ascii", "replace"), int(fields[1]), int(fields[3])
     except (IndexError, ValueError):
         return None
 
 
-def session_members(sid: int) -> list[int]:
-    """Live (non-zombie) processes whose session id is ``sid``, found by scanning ``/proc``."""
+def _processes() -> list[tuple[int, str, int, int]]:
+    """``(pid, state, ppid, sid)`` of every process in ``/proc``."""
     found = []
     for name in os.listdir("/proc"):
         if name.isdigit():
             stat = _proc_stat(int(name))
-            if stat is not None and stat[2] == sid and stat[0] not in _LIVE_EXCLUDED_STATES:
-                found.append(int(name))
+            if stat is not None:
+                found.append((int(name), *stat))
     return found
+
+
+def session_members(sid: int) -> list[int]:
+    """Live (non-zombie) processes whose session id is ``sid``, found by scanning ``/proc``."""
+    return [pid for pid, state, _, s in _processes() if s == sid and state not in _LIVE_EXCLUDED_STATES]
 
 
 def _kill_pid(pid: int, sid: int) -> None:
@@ -136,12 +152,10 @@ def _kill_pid(pid: int, sid: int) -> None:
 def kill_session(sid: int, *, exclude: int | None = None) -> None:
     """SIGKILL every live process of session ``sid`` except ``exclude``, until none is left.
 
-    The referee also calls this as a last resort when a guard died without reporting (for
-    example killed by the OOM killer); the dead guard's pid stays reserved as long as any
-    process still uses it as its session id, so the sweep cannot hit an unrelated session.
+    The referee calls this as a last resort when a guard died without cleaning up (for example
+    killed by the OOM killer); the dead guard's pid stays reserved as long as any process still
+    uses it as its session id, so the sweep cannot hit an unrelated session.
     """
-    import time  # only needed on this slow path
-
     for _ in range(SWEEP_ROUNDS):
         members = [pid for pid in session_members(sid) if pid != exclude]
         if not members:
@@ -151,8 +165,77 @@ def kill_session(sid: int, *, exclude: int | None = None) -> None:
         time.sleep(0.001)
 
 
+def become_subreaper() -> bool:
+    """Make this process a child subreaper, so orphaned descendants re-parent to it; False where
+    the system has no such thing.
+
+    ``prctl`` is called through the ``_ctypes`` C module (about 1 ms to load): importing
+    ``ctypes`` for this one call would add about 9 ms to every engine start.
+    """
+    try:
+        import _ctypes
+    except ImportError:  # pragma: no cover - CPython built without ctypes
+        return False
+
+    class _Libc:  # what _ctypes.CFuncPtr((name, library)) looks up: the dlopen handle
+        _handle = _ctypes.dlopen(None)  # type: ignore[arg-type]  # NULL: the program and its libc
+
+    class _CFunction(_ctypes.CFuncPtr):  # returns a C int, like ctypes' default restype
+        _flags_ = _ctypes.FUNCFLAG_CDECL
+
+    try:
+        prctl = _CFunction(("prctl", _Libc()))  # type: ignore[arg-type]  # duck-typed CDLL
+    except AttributeError:  # no prctl in the C library: not Linux
+        return False
+    return bool(prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0)
+
+
+def _reap_orphans(engine_pid: int) -> bool:
+    """Reap exited children other than the engine (descendants re-parented to the guard);
+    return True once the engine has exited, leaving it unreaped so that its pgid stays pinned."""
+    while True:
+        try:
+            info = os.waitid(os.P_ALL, 0, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+        except ChildProcessError:  # pragma: no cover - the engine is a child until reaped
+            return True
+        if info is None:
+            return False
+        if info.si_pid == engine_pid:
+            return True
+        os.waitpid(info.si_pid, 0)
+
+
+def _kill_descendants(guard: int, keep: int) -> None:
+    """SIGKILL and reap the guard's children but ``keep``, and any live process of its session,
+    round after round until none is left.
+
+    Killing a child re-parents its own children to the guard (a subreaper), so the rounds walk
+    down the whole tree, daemons that called ``setsid()`` included.  A child's pid cannot be
+    reused before the guard reaps it, so killing it by pid is safe; session members that are
+    not children go through `_kill_pid`.
+    """
+    for _ in range(SWEEP_ROUNDS):
+        left = False
+        for pid, state, ppid, sid in _processes():
+            if pid in (guard, keep):
+                continue
+            if ppid == guard:
+                left = True
+                try:
+                    os.kill(pid, signal.SIGKILL)  # harmless on a zombie
+                    os.waitpid(pid, os.WNOHANG)
+                except OSError:
+                    pass
+            elif sid == guard and state not in _LIVE_EXCLUDED_STATES:
+                left = True
+                _kill_pid(pid, sid)
+        if not left:
+            return
+        time.sleep(0.001)
+
+
 class _Options:
-    __slots__ = ("lifeline_fd", "status_fd", "rlimit_as", "rlimit_cpu", "cwd", "argv")
+    __slots__ = ("argv", "cwd", "lifeline_fd", "rlimit_as", "rlimit_cpu", "status_fd")
 
     def __init__(self) -> None:
         self.lifeline_fd = -1
@@ -272,6 +355,7 @@ def _run(opts: _Options, status: _Status) -> int:
     if os.getsid(0) != os.getpid():
         os.setsid()
     sid = os.getpid()
+    become_subreaper()  # before the fork: the engine may orphan a daemon at once
     for fd in (opts.lifeline_fd, status.fd):
         if fd >= 0:
             os.set_inheritable(fd, False)
@@ -310,7 +394,7 @@ def _run(opts: _Options, status: _Status) -> int:
     os.close(errpipe_r)
     if failure:
         os.waitpid(pid, 0)
-        stage, err, message = (failure.split(" ", 2) + ["", ""])[:3]
+        stage, err, message = [*failure.split(" ", 2), "", ""][:3]
         status.write(f"error {err or 0} {message}")
         if stage == "exec":
             return EXIT_NOT_FOUND if err == str(errno.ENOENT) else EXIT_CANNOT_EXECUTE
@@ -324,7 +408,7 @@ def _run(opts: _Options, status: _Status) -> int:
             os.killpg(pid, signal.SIGKILL)
         except OSError:
             pass
-        kill_session(sid, exclude=sid)
+        _kill_descendants(sid, keep=0)
         raise
 
 
@@ -351,7 +435,7 @@ def _supervise(
     poller.register(wake_r, select.POLLIN)
     lifeline_open = True
     while True:
-        if os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None:
+        if _reap_orphans(pid):
             break  # exited; still unreaped, so its pgid cannot be reused yet
         if not lifeline_open:
             # Only reachable after the SIGKILL below; wait for the zombie without polling.
@@ -370,12 +454,12 @@ def _supervise(
                 except OSError:
                     pass
 
-    # Engine gone (or dying): nothing of its group or session may outlive it.
+    # Engine gone (or dying): nothing of its group, its session or the guard's tree may outlive it.
     try:
         os.killpg(pid, signal.SIGKILL)
     except OSError:
         pass
-    kill_session(sid, exclude=sid)
+    _kill_descendants(sid, keep=pid)
     _, wait_status = os.waitpid(pid, 0)
     if os.WIFSIGNALED(wait_status):
         signum = os.WTERMSIG(wait_status)

@@ -3,7 +3,7 @@
 Theory of operation.  Every engine runs under a guard (``guard.py``, a ``python -I -S`` script)
 that leads its own session and kills the engine's process group when a *lifeline* pipe reaches
 EOF.  This module keeps the lifeline's write end (close-on-exec) for as long as the engine may
-live, so the engine dies with the referee even on ``kill -9`` (scale-out.md, "Engine lifetime").
+live, so the engine dies with the referee even on ``kill -9`` (SPEC.md, "When the referee dies").
 Closing the lifeline is also the referee's own hard kill; ``SIGTERM`` sent to the guard is
 forwarded to the engine's group.  The guard reports ``started <pid>``, ``error ...`` and finally
 ``exit <code>`` / ``signal <n>`` on a status pipe, which is how signal deaths and exec failures
@@ -13,7 +13,7 @@ The layer moves bytes only: ``send_all`` to stdin, ``receive_some`` from stdout;
 lines is the sans-IO codec's job.  stderr is drained by its own task into a bounded sink, so a
 chatty engine can neither block on a full pipe nor grow the referee's memory (cutechess#513).
 
-Shutdown (runner-anchors.md section 7 item 6): write ``quit`` and close stdin, wait
+Shutdown (SPEC.md, "Shutdown sequence"): write ``quit`` and close stdin, wait
 ``QUIT_GRACE``; SIGTERM the group, wait ``TERM_GRACE``; close the lifeline (the guard SIGKILLs
 the group), wait ``KILL_GRACE``; as a last resort SIGKILL the guard and sweep its session from
 here.  All of it runs shielded from cancellation, so it also runs on Ctrl-C, and every wait is
@@ -60,7 +60,7 @@ __all__ = [
     "STDERR_TAIL_BYTES",
     "STDERR_CHUNK_BYTES",
     "GUARD_PATH",
-    "EngineError",
+    "EngineProcessError",
     "EngineStartError",
     "EngineGone",
     "EngineLimits",
@@ -79,7 +79,7 @@ _log = structlog.get_logger("santorini_server.process")
 
 QUIT_GRACE = 5.0
 """After ``quit`` (and EOF on stdin) an engine may take this long to exit on its own.
-cutechess-cli waits 5 s after ``quit`` before killing (runner-anchors.md section 7 item 4)."""
+cutechess-cli waits 5 s after ``quit`` before killing."""
 
 TERM_GRACE = 2.0
 """After SIGTERM to the engine's group.  trio.run_process allows 5 s after SIGTERM; the engine
@@ -91,7 +91,7 @@ KILL_GRACE = 2.0
 
 START_TIMEOUT = 10.0
 """For the guard to report that the engine was exec'd (not for the SEI handshake).
-fastchess's start-up timeout is 10 s (runner-anchors.md section 7 item 4)."""
+fastchess's start-up timeout is 10 s."""
 
 GONE_STATUS_WAIT = 1.0
 """When stdin breaks, how long ``send_all`` waits for the exit status to put in ``EngineGone``:
@@ -123,11 +123,11 @@ GUARD_PATH = Path(_guard.__file__).resolve()
 # --- Errors ---------------------------------------------------------------------------------------
 
 
-class EngineError(Exception):
+class EngineProcessError(Exception):
     """Base class for engine process failures."""
 
 
-class EngineStartError(EngineError):
+class EngineStartError(EngineProcessError):
     """The engine could not be started.  ``str(exc)`` is one line fit for a user.
 
     Attributes:
@@ -141,7 +141,7 @@ class EngineStartError(EngineError):
         self.errno = errno
 
 
-class EngineGone(EngineError):
+class EngineGone(EngineProcessError):
     """The engine no longer reads its input (it exited or closed stdin).
 
     Attributes:
@@ -298,6 +298,11 @@ class EngineProcess:
         stderr_sink: StderrSink,
     ) -> None:
         self._proc = proc
+        # Pipes from open_process are FdStreams: the per-turn fast paths use their fds.
+        assert isinstance(proc.stdin, trio.lowlevel.FdStream)
+        assert isinstance(proc.stdout, trio.lowlevel.FdStream)
+        self._stdin = proc.stdin
+        self._stdout = proc.stdout
         self.argv = argv
         """The engine command line."""
         self.stderr_sink = stderr_sink
@@ -352,9 +357,8 @@ class EngineProcess:
             EngineGone: the engine closed its stdin or exited (with its status when known).
             trio.ClosedResourceError: the engine was already closed by us.
         """
-        assert self._proc.stdin is not None
         try:
-            await self._proc.stdin.send_all(data)
+            await self._stdin.send_all(data)
         except trio.BrokenResourceError as exc:
             status = None
             with trio.move_on_after(GONE_STATUS_WAIT):
@@ -364,8 +368,7 @@ class EngineProcess:
     async def close_input(self) -> None:
         """Close the engine's stdin (EOF), leaving it running: for a child that finishes its
         work and exits on EOF.  Idempotent."""
-        assert self._proc.stdin is not None
-        await self._proc.stdin.aclose()
+        await self._stdin.aclose()
 
     def send_nowait(self, data: bytes) -> int:
         """Write as much of ``data`` as the pipe takes right now, without a checkpoint.
@@ -379,10 +382,8 @@ class EngineProcess:
             EngineGone: the engine no longer reads its input (status filled in later by
                 :meth:`send_all`'s caller if it wants it).
         """
-        stdin = self._proc.stdin
-        assert stdin is not None
         try:
-            return os.write(stdin.fileno(), data)
+            return os.write(self._stdin.fileno(), data)
         except BlockingIOError:
             return 0
         except (BrokenPipeError, ConnectionResetError) as exc:
@@ -393,17 +394,15 @@ class EngineProcess:
     async def receive_some(self, max_bytes: int | None = None) -> bytes:
         """Read what the engine wrote to stdout; ``b""`` means EOF (the engine is gone or closed
         stdout).  Only one task may read at a time."""
-        assert self._proc.stdout is not None
-        return _as_bytes(await self._proc.stdout.receive_some(max_bytes))
+        return _as_bytes(await self._stdout.receive_some(max_bytes))
 
     def receive_nowait(self, max_bytes: int = STDERR_CHUNK_BYTES) -> bytes | None:
         """What the engine wrote to stdout and nobody has read yet, without waiting: ``None`` if
         the pipe is empty, ``b""`` at EOF.  With :meth:`wait_readable`, the referee's per-turn
         read: on a shared core the engine has often answered by the time we look, and then the
         answer costs one system call and no pass through the scheduler."""
-        assert self._proc.stdout is not None
         try:
-            return os.read(self._proc.stdout.fileno(), max_bytes)  # the fd is non-blocking
+            return os.read(self._stdout.fileno(), max_bytes)  # the fd is non-blocking
         except BlockingIOError:
             return None
         except OSError:
@@ -412,17 +411,15 @@ class EngineProcess:
     def output_pending(self) -> bool:
         """Whether unread stdout bytes are waiting (False at EOF too): the idle check before a
         ``go`` asks this every turn, and FIONREAD answers without a failing read's exception."""
-        assert self._proc.stdout is not None
         try:
-            return fcntl.ioctl(self._proc.stdout.fileno(), termios.FIONREAD, _PENDING) != _PENDING
+            return fcntl.ioctl(self._stdout.fileno(), termios.FIONREAD, _PENDING) != _PENDING
         except OSError:
             return False
 
     async def wait_readable(self) -> None:
         """Wait until stdout has bytes or EOF to read (a checkpoint); read with
         :meth:`receive_nowait`.  Only one task may wait at a time."""
-        assert self._proc.stdout is not None
-        await trio.lowlevel.wait_readable(self._proc.stdout.fileno())
+        await trio.lowlevel.wait_readable(self._stdout.fileno())
 
     # -- Lifetime -------------------------------------------------------------------------------
 
@@ -499,14 +496,13 @@ class EngineProcess:
     async def _shutdown(self, quit_bytes: bytes, grace: float, term_grace: float) -> None:
         if self._status is not None:
             return
-        assert self._proc.stdin is not None
         with trio.move_on_after(grace):
             if quit_bytes:
                 try:
-                    await self._proc.stdin.send_all(quit_bytes)
+                    await self._stdin.send_all(quit_bytes)
                 except (trio.BrokenResourceError, trio.ClosedResourceError, trio.BusyResourceError):
                     pass
-            await self._proc.stdin.aclose()  # EOF: many engines exit on it too
+            await self._stdin.aclose()  # EOF: many engines exit on it too
             await self.wait()
         if self._status is not None:
             return
@@ -533,18 +529,16 @@ class EngineProcess:
             await self.wait()
 
     async def _discard_stdout(self) -> None:
-        assert self._proc.stdout is not None
         try:
-            while await self._proc.stdout.receive_some(STDERR_CHUNK_BYTES):
+            while await self._stdout.receive_some(STDERR_CHUNK_BYTES):
                 pass
         except (trio.ClosedResourceError, trio.BusyResourceError, trio.BrokenResourceError):
             pass  # closed, or the caller's own reader is still draining it
 
     async def _release(self) -> None:
         """Close our ends of every pipe (the streams and the two guard fds)."""
-        for stream in (self._proc.stdin, self._proc.stdout):
-            if stream is not None:
-                await trio.aclose_forcefully(stream)
+        await trio.aclose_forcefully(self._stdin)
+        await trio.aclose_forcefully(self._stdout)
         self._close_lifeline()
         self._close_status()
 

@@ -90,7 +90,7 @@ def elo_to_score(elo: float) -> float:
     exponent = -elo / 400.0
     if exponent > 300.0:  # 10**300 is near the float limit; the score is 0 to double precision
         return 0.0
-    return 1.0 / (1.0 + 10.0**exponent)
+    return 1.0 / (1.0 + math.pow(10.0, exponent))
 
 
 def los_from_wins_losses(wins: int, losses: int) -> float:
@@ -178,16 +178,18 @@ def trinomial_elo(wins: int, draws: int, losses: int, *, z: float = Z95) -> EloE
     los = los_from_wins_losses(wins, losses)
     if n == 0:
         return _undefined(0.5, los, 0.0, 0)
-    w, d, l = wins / n, draws / n, losses / n
+    w, d, lost = wins / n, draws / n, losses / n
     score = w + 0.5 * d
-    var = w * (1.0 - score) ** 2 + d * (0.5 - score) ** 2 + l * score**2
+    var = w * (1.0 - score) ** 2 + d * (0.5 - score) ** 2 + lost * score**2
     draw_ratio = d
     if var <= 0.0:
         return _undefined(score, los, draw_ratio, n)
     return _estimate(score, math.sqrt(var / n), math.sqrt(var), z, los, draw_ratio, n)
 
 
-def _estimate(score: float, sd: float, game_sd: float, z: float, los: float, draw_ratio: float, samples: int) -> EloEstimate:
+def _estimate(
+    score: float, sd: float, game_sd: float, z: float, los: float, draw_ratio: float, samples: int
+) -> EloEstimate:
     """The estimate from a mean score, its standard error ``sd`` and the per-game standard
     deviation ``game_sd`` (nElo's unit), shared by the trinomial and pentanomial models."""
     nelo_scale = NELO_SCALE / game_sd
@@ -232,8 +234,8 @@ def pentanomial_elo(ptnml: tuple[int, int, int, int, int], *, z: float = Z95) ->
     if pairs == 0:
         return _undefined(0.5, 0.5, 0.0, 0)
     p = [c / pairs for c in ptnml]
-    score = sum(pk * ak for pk, ak in zip(p, PAIR_SCORES))
-    var = sum(pk * (ak - score) ** 2 for pk, ak in zip(p, PAIR_SCORES))
+    score = sum(pk * ak for pk, ak in zip(p, PAIR_SCORES, strict=True))
+    var = sum(pk * (ak - score) ** 2 for pk, ak in zip(p, PAIR_SCORES, strict=True))
     draw_ratio = p[2]
     if var <= 0.0:
         los = 1.0 if score > 0.5 else 0.0 if score < 0.5 else 0.5

@@ -193,12 +193,12 @@ def _lagrange_mle(probs: Sequence[float], phi: Sequence[float]) -> list[float]:
         return list(probs)
 
     def g(theta: float) -> float:
-        return sum(p * x / (1.0 + theta * x) for p, x in zip(probs, phi))
+        return sum(p * x / (1.0 + theta * x) for p, x in zip(probs, phi, strict=True))
 
     lo, hi = -1.0 / v, -1.0 / u
     # The LLR is stationary in theta at the root, so 1e-13 of the bracket is ample.
     theta = _itp_root(g, lo, hi, math.inf, -math.inf, (hi - lo) * 1e-13)
-    return [p / (1.0 + theta * x) for p, x in zip(probs, phi)]
+    return [p / (1.0 + theta * x) for p, x in zip(probs, phi, strict=True)]
 
 
 def _mle_logistic(scores: Sequence[float], probs: Sequence[float], s: float) -> list[float]:
@@ -207,8 +207,8 @@ def _mle_logistic(scores: Sequence[float], probs: Sequence[float], s: float) -> 
 
 
 def _mean_var(scores: Sequence[float], p: Sequence[float]) -> tuple[float, float]:
-    mu = sum(a * q for a, q in zip(scores, p))
-    var = sum(q * (a - mu) ** 2 for a, q in zip(scores, p))
+    mu = sum(a * q for a, q in zip(scores, p, strict=True))
+    var = sum(q * (a - mu) ** 2 for a, q in zip(scores, p, strict=True))
     return mu, var
 
 
@@ -224,7 +224,7 @@ def _mle_normalized(scores: Sequence[float], probs: Sequence[float], t: float) -
         if not (min(phi) < 0.0 < max(phi)):
             break
         new_p = _lagrange_mle(probs, phi)
-        diff = max(abs(x - y) for x, y in zip(new_p, p))
+        diff = max(abs(x - y) for x, y in zip(new_p, p, strict=True))
         p = new_p
         if diff < 1e-13:
             break
@@ -246,7 +246,7 @@ def _llr(
     else:
         p0 = _mle_logistic(scores, probs, elo_to_score(config.elo0))
         p1 = _mle_logistic(scores, probs, elo_to_score(config.elo1))
-    value = total * sum(q * (math.log(b) - math.log(a)) for q, a, b in zip(probs, p0, p1))
+    value = total * sum(q * (math.log(b) - math.log(a)) for q, a, b in zip(probs, p0, p1, strict=True))
     return value if math.isfinite(value) else 0.0
 
 

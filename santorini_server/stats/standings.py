@@ -30,7 +30,7 @@ from .sprt import SprtConfig, format_llr_line, llr_pentanomial, llr_trinomial
 __all__ = [
     "DRAW",
     "EngineTally",
-    "GameRecord",
+    "ScoredGame",
     "PairCounts",
     "RankingRow",
     "Standings",
@@ -44,8 +44,9 @@ DRAW = 0
 
 
 @dataclass(frozen=True)
-class GameRecord:
-    """One finished game.  ``winner``: 1 or 2 (player1/player2 won), 0 draw, None not scored
+class ScoredGame:
+    """One finished game as the standings score it: who played and who won (the full game is a
+    ``records.GameRecord``).  ``winner``: 1 or 2 (player1/player2 won), 0 draw, None not scored
     (aborted or interrupted: counted per termination, excluded from W/D/L)."""
 
     number: int
@@ -83,13 +84,13 @@ class PairCounts:
         return sum(self.ptnml)
 
 
-def pair_counts(games: Iterable[GameRecord], name: str, opponent: str | None = None) -> PairCounts:
+def pair_counts(games: Iterable[ScoredGame], name: str, opponent: str | None = None) -> PairCounts:
     """Group ``name``'s games into pairs ``(2k-1, 2k)`` and count pentanomial buckets.
 
     Only pairs where both games exist, both are scored, and both are between
     the same two engines count (with ``opponent`` set, only pairs against it).
     """
-    by_pair: dict[int, list[GameRecord]] = {}
+    by_pair: dict[int, list[ScoredGame]] = {}
     for g in games:
         if name not in (g.player1, g.player2):
             continue
@@ -108,7 +109,7 @@ def pair_counts(games: Iterable[GameRecord], name: str, opponent: str | None = N
             incomplete += 1
             continue
         total = points[0] + points[1]
-        buckets[int(round(total * 2))] += 1
+        buckets[round(total * 2)] += 1
         if total == 1.0:
             if points[0] == 0.5:
                 dd += 1
@@ -156,7 +157,7 @@ class RankingRow:
     pairs: PairCounts | None
 
 
-def _tally(games: Sequence[GameRecord], name: str, opponent: str | None = None) -> EngineTally:
+def _tally(games: Sequence[ScoredGame], name: str, opponent: str | None = None) -> EngineTally:
     wins = draws = losses = unscored = 0
     terminations: dict[str, int] = {}
     losses_by: dict[str, int] = {}
@@ -252,7 +253,7 @@ class Standings:
     """Accumulates games; every query is recomputed from the recorded games."""
 
     def __init__(self) -> None:
-        self._games: list[GameRecord] = []
+        self._games: list[ScoredGame] = []
         self._engines: list[str] = []
 
     def add_engine(self, name: str) -> None:
@@ -267,7 +268,7 @@ class Standings:
         winner: int | None,
         termination: str = "",
         game_number: int | None = None,
-    ) -> GameRecord:
+    ) -> ScoredGame:
         """Add one finished game.  ``game_number`` (1-based schedule number)
         defaults to the count of recorded games."""
         if player1 == player2:
@@ -277,14 +278,14 @@ class Standings:
         number = len(self._games) + 1 if game_number is None else game_number
         if number < 1:
             raise ValueError("game numbers start at 1")
-        game = GameRecord(number, player1, player2, winner, termination)
+        game = ScoredGame(number, player1, player2, winner, termination)
         self._games.append(game)
         self.add_engine(player1)
         self.add_engine(player2)
         return game
 
     @property
-    def games(self) -> tuple[GameRecord, ...]:
+    def games(self) -> tuple[ScoredGame, ...]:
         return tuple(self._games)
 
     @property
