@@ -47,8 +47,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, Literal, Sequence, TextIO
 
-from santorini_server.notation import NotationError
-from santorini_server.rules import GODS, Position, check_matchup, perft
+from santorini_server.rules import GODS, NotationError, Position, check_matchup, perft
 
 __all__ = ["ALL", "Limits", "Option", "Choose", "Info", "run_bot", "SEI_VERSION"]
 

@@ -4,19 +4,19 @@ from __future__ import annotations
 
 import pytest
 
-from santorini_server.notation import (
+from santorini_server.rules import (
     START_SPS,
     IllegalTurnError,
     InvalidPositionError,
     MalformedPositionError,
     MalformedTurnError,
     NotationError,
+    Position,
     format_sps,
     format_stn,
     parse_sps,
     parse_stn,
 )
-from santorini_server.rules import Position
 
 VALID_SPS = [
     START_SPS,

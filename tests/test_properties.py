@@ -7,8 +7,7 @@ import random
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from santorini_server.notation import format_stn, parse_sps, parse_stn
-from santorini_server.rules import GODS, Position, divide, perft
+from santorini_server.rules import GODS, Position, divide, format_stn, parse_sps, parse_stn, perft
 
 PAIRS = [(a, b) for a in GODS for b in GODS if a != b or a == "mortal"]
 

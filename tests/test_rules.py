@@ -8,8 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from santorini_server.notation import IllegalTurnError, MalformedTurnError
-from santorini_server.rules import WIN_CLIMB, WIN_NONE, WIN_PAN, Position, perft
+from santorini_server.rules import WIN_CLIMB, WIN_NONE, WIN_PAN, IllegalTurnError, MalformedTurnError, Position, perft
 from santorini_server.rules.squares import NEIGHBOURS, parse_square
 
 from .positions import pos, sps

@@ -30,8 +30,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import MutableMapping
 
-from ..notation import IllegalTurnError, MalformedTurnError, NotationError
-from ..rules import Position, Transition, check_matchup, ruleset_of
+from ..rules import IllegalTurnError, MalformedTurnError, NotationError, Position, Transition, check_matchup, ruleset_of
 from .game import GameRecord, start_side_and_turn
 
 __all__ = [
