@@ -1,4 +1,4 @@
-"""click parameter types shared by commands: they reuse the notation/referee parsers, so a bad
+"""click parameter types shared by commands: they reuse the rules/referee parsers, so a bad
 flag reads the same as a bad record (one line, the input quoted)."""
 
 from __future__ import annotations
