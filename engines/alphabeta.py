@@ -3,7 +3,7 @@
 Theory of operation.  ``depth`` counts complete turns (plies).  Every node first asks
 :func:`~santorini_engines.evaluation.immediate_win` (exact for every god), so a won node costs
 no move generation and a depth-``d`` search sees wins ``d + 1`` plies deep.  Interior nodes are
-``Position`` objects built with ``Position._child``; the last ply is scored straight from the raw
+``Position`` objects built with ``Position.successor``; the last ply is scored straight from the raw
 successor state (no ``Position``), with a cache keyed by that state, because leaves are ~98% of
 the nodes.  Move order: the transposition-table move, two killer turns per ply, then history
 counts plus a bonus for turns that leave our workers higher.  The table stores depth, a bounded
@@ -103,7 +103,7 @@ class Searcher:
             if t.win:
                 info(f"depth 1 time {self._ms(started)} nodes 1 score win 1 pv {t.stn}")
                 return t.stn
-        children = [(t, position._child(t.state)) for t in turns]
+        children = [(t, position.successor(t.state)) for t in turns]
         order = list(range(len(children)))
         scores = [0] * len(children)
         best_index = 0
@@ -184,7 +184,7 @@ class Searcher:
             line.append(stn)
             if nxt.win:
                 break
-            pos = pos._child(nxt.state)
+            pos = pos.successor(nxt.state)
         return line
 
     # --- search -------------------------------------------------------------------------------
@@ -253,7 +253,7 @@ class Searcher:
         best_move: str | None = None
         opp_god = gods[1 - me]
         leaf = self._leaf
-        child_of = pos._child
+        child_of = pos.successor
         for t in turns:
             if t.win:
                 v = WIN_SCORE - ply

@@ -48,8 +48,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal, TextIO
 
-from santorini_server.notation import NotationError
-from santorini_server.rules import GODS, Position, check_matchup, perft
+from santorini_server.rules import GODS, NotationError, Position, check_matchup, perft
 
 __all__ = ["ALL", "Limits", "Option", "Choose", "Info", "run_bot", "SEI_VERSION"]
 

@@ -1,6 +1,6 @@
 """The bundled engines and the bot helper, tested as the referee sees them: real subprocesses.
 
-Every engine is started through ``santorini_engines.registry.BUNDLED`` and spoken to over pipes;
+Every engine is started through the referee's ``bundled_argv`` and spoken to over pipes;
 a reader thread queues its lines so each wait has a timeout and a hung engine fails a test
 instead of hanging it.
 """
@@ -16,13 +16,13 @@ from collections.abc import Iterator
 
 import pytest
 from santorini_engines.evaluation import immediate_win
-from santorini_engines.registry import BUNDLED
 from santorini_engines.sei_bot import SAFETY_MARGIN, Limits
 
+from santorini_server.referee.engine_spec import BUNDLED_NAMES, bundled_argv
 from santorini_server.rules import GODS, Position
 from santorini_server.rules.movegen import generate
 
-ENGINES = sorted(BUNDLED)
+ENGINES = sorted(BUNDLED_NAMES)
 CROSS = "mortal/mortal;00000/00000/00000/00000/00000;b3,d3/c2,c4;1;2"
 #: rules.md worked case 3: P1 (a1, b1) is walled in by domes on a2, b2, c2, c1.
 NO_MOVES = "mortal/mortal;00000/00000/00000/44400/00400;a1,b1/e4,e5;1;5"
@@ -37,7 +37,12 @@ class Engine:
     def __init__(self, name: str) -> None:
         self.name = name
         self.proc = subprocess.Popen(
-            BUNDLED[name], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, bufsize=1
+            bundled_argv(name),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            bufsize=1,
         )
         self.lines: queue.Queue[str | None] = queue.Queue()
         threading.Thread(target=self._pump, daemon=True).start()

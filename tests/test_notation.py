@@ -4,19 +4,24 @@ from __future__ import annotations
 
 import pytest
 
-from santorini_server.notation import (
+from santorini_server.rules import (
     START_SPS,
     IllegalTurnError,
     InvalidPositionError,
     MalformedPositionError,
     MalformedTurnError,
     NotationError,
+    Position,
+    canonical_stn,
     format_sps,
     format_stn,
     parse_sps,
+    parse_square,
     parse_stn,
 )
-from santorini_server.rules import Position
+from santorini_server.rules.sps import SpsFields, read_sps
+from santorini_server.rules.squares import BB_ALL
+from santorini_server.rules.stn import first_step_masks
 
 VALID_SPS = [
     START_SPS,
@@ -113,8 +118,11 @@ def test_protocol_examples_parse_and_format_back(text: str) -> None:
     assert format_stn(parse_stn(text)) == text
 
 
-@pytest.mark.parametrize("text", ["b3-c3+", "b3c3+d4", "b3-c3^d4", "B3-C3+D4", "b3-c6+d4", "b3-c3+d4d", "", "b3-c3+d4\n",
-                                  "b3-c3+d4+e4+a1", " b3-c3+d4", "b3,d3,e1", "++a1"])
+@pytest.mark.parametrize(
+    "text",
+    ["b3-c3+", "b3c3+d4", "b3-c3^d4", "B3-C3+D4", "b3-c6+d4", "b3-c3+d4d", "", "b3-c3+d4\n",
+     "b3-c3+d4+e4+a1", " b3-c3+d4", "b3,d3,e1", "++a1"],
+)
 def test_protocol_rejections(text: str) -> None:
     with pytest.raises(MalformedTurnError):
         parse_stn(text)
@@ -128,3 +136,42 @@ def test_accepted_spellings_normalise_to_the_canonical_turn() -> None:
     assert s.play("e5,a1").stn == "a1,e5"
     with pytest.raises(IllegalTurnError):
         p.play("b3-b4+c5+c5")
+
+
+# --- the layers below Position: raw SPS fields and the generator's first-step filters ----------
+
+
+def test_read_sps_gives_the_raw_fields_a_position_holds() -> None:
+    text = "prometheus/athena[up];00110/00000/00000/01000/10100;b1,d4/d5,e1;1;4"
+    fields = read_sps(text)
+    assert isinstance(fields, SpsFields)
+    pos = parse_sps(text)
+    assert fields == (pos.gods, pos.h1, pos.h2, pos.h3, pos.domes, pos.workers, pos.to_move, pos.turn, pos.athena_up)
+
+
+def test_read_sps_checks_each_token_but_not_the_whole_position() -> None:
+    with pytest.raises(InvalidPositionError, match="unknown god 'zeus'"):
+        read_sps("zeus/mortal;00000/00000/00000/00000/00000;-/-;1;1")
+    # a worker on a dome is a problem of the position, which parse_sps (Position.problems) finds
+    on_dome = "mortal/mortal;40000/00000/00000/00000/00000;a5,b5/c2,c4;1;2"
+    assert read_sps(on_dome).domes == 1
+    with pytest.raises(InvalidPositionError, match="stands on a dome at a5"):
+        parse_sps(on_dome)
+
+
+def test_first_step_masks_filter_by_the_written_first_step() -> None:
+    cross = parse_sps("mortal/mortal;00000/00000/00000/00000/00000;b3,d3/c2,c4;1;2")
+    bit = {name: 1 << parse_square(name) for name in ("b3", "b4", "d3", "c2")}
+    assert first_step_masks(cross, "b3-b4+c5") == (bit["b3"], bit["b4"])
+    assert first_step_masks(cross, "b3,d3") is None  # a placement while moving
+    assert first_step_masks(cross, "nonsense") is None
+    assert first_step_masks(Position.start(), "d3,b3") == (bit["d3"], bit["b3"])
+    hermes = parse_sps("hermes/mortal;00000/00000/00000/00000/00000;b3,d3/c2,c4;1;2")
+    assert first_step_masks(hermes, "b3-d3,c2-e2+e1") == (BB_ALL, BB_ALL)  # endpoint labels
+    assert first_step_masks(hermes, "+e1") == (BB_ALL, BB_ALL)
+
+
+def test_turn_text_prints_as_stn() -> None:
+    assert str(parse_stn("b3xc4+b4")) == "b3xc4+b4"
+    p = parse_sps("apollo/mortal;00000/00000/00000/00000/00000;b3,d3/c2,c4;1;2")
+    assert str(canonical_stn(p, parse_stn("b3-c4+b4"))) == "b3xc4+b4"

@@ -1,7 +1,7 @@
 """Pins the reference oracle (tests/oracle/reference.py) to the rules contract.
 
 Why: the oracle is what the bitboard rules engine is checked against, so it must itself reproduce
-every worked case of rules.md, the base perft rows of protocol.md section 6, the protocol examples,
+every worked case of SPEC.md 1.6, the base perft rows of SPEC.md section 3, the STN examples,
 and the committed perft suites in protocol/perft/.
 """
 
@@ -28,7 +28,7 @@ def wins(legal: dict[str, str | None]) -> list[str]:
     return sorted(stn for stn, succ in legal.items() if succ is None)
 
 
-# --- rules.md worked cases --------------------------------------------------------------------
+# --- SPEC.md 1.6 worked cases -----------------------------------------------------------------
 
 def test_case1_climb_limit() -> None:
     legal = reference_legal("mortal/mortal;00000/00000/00000/02000/01000;a1,e5/c5,e1;1;2")
@@ -81,7 +81,7 @@ def test_case7_artemis_paths() -> None:
     assert not any(stn.startswith("a1-b1-a1") for stn in legal)
 
 
-# --- protocol.md section 6 base perft ---------------------------------------------------------
+# --- SPEC.md section 3 base perft ----------------------------------------------------------
 
 @pytest.mark.parametrize(
     ("sps", "depth", "count"),
@@ -96,7 +96,7 @@ def test_base_perft(sps: str, depth: int, count: int) -> None:
     assert reference_perft(sps, depth) == count
 
 
-# --- protocol.md examples ---------------------------------------------------------------------
+# --- SPEC.md examples -------------------------------------------------------------------------
 
 GAME = ("b3,d3 c2,c4 b3-b4+c5 c4-c5+b5 b4-b5+a5 c5-d5+e5 b5-c4+c5 d5-e5+e4 c4-b5+c4 c2-b2+b3 "
         "d3-c4+d5 b2-b3+a2 b5-c5+b5 b3-c2+b2 c4-b5+a4 c2-b2+a1 b5-c4+b5 b2-c2+c3").split()

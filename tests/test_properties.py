@@ -7,8 +7,7 @@ import random
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from santorini_server.notation import format_stn, parse_sps, parse_stn
-from santorini_server.rules import GODS, Position, divide, perft
+from santorini_server.rules import GODS, Position, divide, format_stn, parse_sps, parse_stn, perft
 
 PAIRS = [(a, b) for a in GODS for b in GODS if a != b or a == "mortal"]
 
@@ -53,7 +52,7 @@ def test_every_successor_is_valid_and_monotone(pos: Position) -> None:
         w1, w2 = child.workers
         assert w1 & w2 == 0 and (w1 | w2) & child.domes == 0
         if not t.win and not pos.is_placement:
-            # a non-winning play turn adds at least one level somewhere (rules.md: no repetition)
+            # a non-winning play turn adds at least one level somewhere (SPEC.md 1.4: no repetition)
             assert _total(child) > _total(pos)
 
 

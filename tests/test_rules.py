@@ -1,4 +1,4 @@
-"""Every ruling of rules.md pinned on a concrete position, plus the worked cases.
+"""Every ruling of SPEC.md section 1 pinned on a concrete position, plus the worked cases.
 
 Each test names the ruling it holds; positions are built with ``tests.positions.sps`` so the
 squares in a test read like the rulebook sentence above it.
@@ -8,8 +8,18 @@ from __future__ import annotations
 
 import pytest
 
-from santorini_server.notation import IllegalTurnError, MalformedTurnError
-from santorini_server.rules import WIN_CLIMB, WIN_NONE, WIN_PAN, Position, perft
+from santorini_server.rules import (
+    WIN_CLIMB,
+    WIN_NONE,
+    WIN_PAN,
+    IllegalTurnError,
+    MalformedTurnError,
+    Position,
+    divide,
+    perft,
+    ruleset_of,
+)
+from santorini_server.rules.movegen import generate
 from santorini_server.rules.squares import NEIGHBOURS, parse_square
 
 from .positions import pos, sps
@@ -251,7 +261,8 @@ def test_placements_from_an_opening_are_checked_by_the_referees_check() -> None:
         with pytest.raises(IllegalTurnError):
             p.play(taken)
     assert not p.is_lost()
-    full = pos(domes=" ".join(f"{f}{r}" for f in "abcde" for r in "12345" if f"{f}{r}" not in ("a1", "e5", "c3")), p1="a1,e5", stm=2, turn=1)
+    domes = " ".join(f"{f}{r}" for f in "abcde" for r in "12345" if f"{f}{r}" not in ("a1", "e5", "c3"))
+    full = pos(domes=domes, p1="a1,e5", stm=2, turn=1)
     assert full.is_lost()  # one free square: no placement
 
 
@@ -539,14 +550,14 @@ def test_base_perft_depth_4_of_the_cross_position() -> None:
 
 
 def test_protocol_sample_game_replays_to_its_final_position() -> None:
-    moves = (
+    moves = (  # noqa: SIM905 - the game reads as the record writes it
         "b3,d3 c2,c4 b3-b4+c5 c4-c5+b5 b4-b5+a5 c5-d5+e5 b5-c4+c5 d5-e5+e4 c4-b5+c4 c2-b2+b3 "
         "d3-c4+d5 b2-b3+a2 b5-c5+b5 b3-c2+b2 c4-b5+a4 c2-b2+a1 b5-c4+b5 b2-c2+c3 c5-b5"
     ).split()
     p = Position.start()
     for m in moves[:-1]:
         p = p.play(m).position
-    assert len(p.legal_turns()) == 54  # protocol.md 4.6 B: 54 legal turns, one of them wins
+    assert len(p.legal_turns()) == 54  # the SGN example game (SPEC.md "SGN"): 54 legal turns, one of them wins
     t = p.play(moves[-1])
     p = t.position
     assert t.win == WIN_CLIMB
@@ -560,5 +571,54 @@ def test_malformed_turns_are_rejected_with_the_input_quoted() -> None:
             p.play(bad)
 
 
-def test_the_sps_helper_of_these_tests_spells_positions_as_protocol_md() -> None:
+def test_the_sps_helper_of_these_tests_spells_positions_as_sps_does() -> None:
     assert sps(p1="b3,d3", p2="c2,c4") == "mortal/mortal;00000/00000/00000/00000/00000;b3,d3/c2,c4;1;2"
+
+
+# --- Position as a value --------------------------------------------------------------------------
+
+
+def test_keyword_constructor_builds_what_sps_spells_and_checks_it() -> None:
+    p = Position(
+        gods=("athena", "mortal"),
+        heights={parse_square("b2"): 2, parse_square("a1"): 3},
+        domes=1 << parse_square("e5"),
+        workers=(1 << parse_square("b3") | 1 << parse_square("d3"), 1 << parse_square("c2") | 1 << parse_square("c4")),
+        to_move=1,
+        turn=3,
+        athena_up=True,
+    )
+    assert p == Position.from_sps("athena[up]/mortal;00004/00000/00000/02000/30000;b3,d3/c2,c4;2;3")
+    assert str(p) == p.sps() and p.level(parse_square("e5")) == 4 and p.player == 2
+    with pytest.raises(ValueError, match="level 4 out of range"):
+        Position(heights={0: 4})
+    with pytest.raises(ValueError, match="player 1 must have 0 or 2 workers, has 1"):
+        Position(workers=(1, 0), to_move=1)
+
+
+def test_positions_are_immutable_values() -> None:
+    p = Position.start()
+    with pytest.raises(AttributeError, match="immutable"):
+        p.turn = 2  # type: ignore[misc]
+    assert p != "mortal/mortal;00000/00000/00000/00000/00000;-/-;1;1"
+    assert hash(p) == hash(Position.from_sps(p.sps()))
+
+
+def test_successor_is_the_position_after_a_generated_turn() -> None:
+    p = pos(p1="b3,d3", p2="c2,c4")
+    after = {t.stn: t.position for t in p.transitions()}
+    for raw in generate(p):
+        assert p.successor(raw.state) == after[raw.stn] == p.play(raw.stn).position
+
+
+def test_perft_and_divide_need_a_positive_depth() -> None:
+    p = Position.start()
+    for count in (perft, divide):
+        with pytest.raises(ValueError, match="`depth` must be at least 1, got 0"):
+            count(p, 0)
+    assert sum(divide(p, 2).values()) == perft(p, 2)
+
+
+def test_the_ruleset_follows_from_the_gods() -> None:
+    assert ruleset_of("mortal", "mortal") == "santorini-base-v1"
+    assert ruleset_of("mortal", "pan") == "santorini-simple-gods-v1"

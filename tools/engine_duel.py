@@ -24,10 +24,8 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
-from santorini_engines.registry import BUNDLED
-
-from santorini_server.notation import NotationError
-from santorini_server.rules import WIN_CLIMB, Position
+from santorini_server.referee.engine_spec import BUNDLED_NAMES, bundled_argv
+from santorini_server.rules import WIN_CLIMB, NotationError, Position
 
 #: Allowance for process scheduling and pipes before a clock below zero counts as a loss
 #: (cutechess/fastchess ``timemargin``; protocol.md 4.3 suggests 50 ms).
@@ -146,8 +144,8 @@ def play_game(engines: list[EngineProcess], gods: tuple[str, str], base_ms: int,
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("engine_a", choices=sorted(BUNDLED))
-    parser.add_argument("engine_b", choices=sorted(BUNDLED))
+    parser.add_argument("engine_a", choices=sorted(BUNDLED_NAMES))
+    parser.add_argument("engine_b", choices=sorted(BUNDLED_NAMES))
     parser.add_argument("--games", type=int, default=20)
     parser.add_argument("--tc", default="2+0.02", help="Fischer time control: base+increment, seconds")
     parser.add_argument("--gods", default="mortal/mortal", help="player 1 god / player 2 god")
@@ -177,7 +175,7 @@ def main() -> None:
                     return
                 for i in (0, 1):
                     if i not in procs or procs[i].proc.poll() is not None:
-                        procs[i] = EngineProcess(names[i], BUNDLED[names[i]])
+                        procs[i] = EngineProcess(names[i], bundled_argv(names[i]))
                 order = [0, 1] if number % 2 == 1 else [1, 0]  # order[p] = engine playing player p+1
                 result = play_game([procs[order[0]], procs[order[1]]], gods, base_ms, inc_ms, args.grace_ms)
                 winner = order[result.winner]

@@ -1,4 +1,4 @@
-"""click parameter types shared by commands: they reuse the notation/referee parsers, so a bad
+"""click parameter types shared by commands: they reuse the rules/referee parsers, so a bad
 flag reads the same as a bad record (one line, the input quoted)."""
 
 from __future__ import annotations
@@ -7,9 +7,9 @@ from typing import Any, Callable
 
 import click
 
-from ..notation import NotationError, parse_sps
 from ..referee.engine_spec import EngineSpec, parse_engine_spec
 from ..referee.timecontrol import TimeControl, parse_tc
+from ..rules import NotationError, parse_sps
 from ..rules.gods import check_matchup
 
 __all__ = ["ENGINE", "TC", "GODS", "SPS"]

@@ -25,7 +25,6 @@ from pathlib import Path
 import click
 import trio
 
-from ..notation import IllegalTurnError, MalformedTurnError, parse_stn
 from ..records import GameRecord, RecordError, SgnWriter, TurnRecord
 from ..referee.engine import Engine, EngineFailure, Reply
 from ..referee.engine_spec import EngineSpec
@@ -34,7 +33,7 @@ from ..referee.game import _go as referee_go  # the match's exact go line (both 
 from ..referee.outcome import Outcome
 from ..referee.timecontrol import Clock, TimeControl
 from ..render import render
-from ..rules import Position, Transition, parse_square
+from ..rules import IllegalTurnError, MalformedTurnError, Position, Transition, parse_square, parse_stn
 from ..sei import Position as PositionCommand
 from .options import ENGINE, GODS, SPS, TC
 

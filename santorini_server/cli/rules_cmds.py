@@ -10,9 +10,8 @@ from typing import Iterable
 
 import click
 
-from ..notation import NotationError, parse_sps
 from ..render import render
-from ..rules import Position
+from ..rules import NotationError, Position, parse_sps
 from ..rules import divide as _divide
 from ..rules import perft as _perft
 

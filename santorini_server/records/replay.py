@@ -1,8 +1,8 @@
 """Replay: re-validate a :class:`GameRecord` through the rules engine and check its result.
 
 Unlike the rest of ``records`` (which treats turns as opaque strings, so a record the rules later
-reject can still be stored and shown), this module imports the rules engine and the notation
-layer: replay *is* the place where a record meets the rules (protocol.md section 5: "every turn is
+reject can still be stored and shown), this module imports the rules engine and its SPS/STN
+parsers: replay *is* the place where a record meets the rules (protocol.md section 5: "every turn is
 re-validated; a record is also a regression test").  It is still pure: no I/O, no trio.
 
 What is checked, and why each check holds for every record the referee writes:
@@ -30,8 +30,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import MutableMapping
 
-from ..notation import IllegalTurnError, MalformedTurnError, NotationError
-from ..rules import Position, Transition, check_matchup, ruleset_of
+from ..rules import IllegalTurnError, MalformedTurnError, NotationError, Position, Transition, check_matchup, ruleset_of
 from .game import GameRecord, start_side_and_turn
 
 __all__ = [

@@ -27,9 +27,8 @@ from typing import Awaitable, Callable, Literal, Sequence
 
 import trio
 
-from ..notation import NotationError
 from ..process import EngineGone, EngineLimits, EngineProcess, EngineStartError, run_engine
-from ..rules import GODS, MORTAL, Position, perft
+from ..rules import GODS, MORTAL, NotationError, Position, perft
 from ..sei import (
     EOF,
     ERROR,

@@ -20,7 +20,8 @@ spec of ``key=value`` tokens, quoted as one argument::
 =================  ==================================================================
 
 Tokens may be quoted shell-style (``"option.Time Buffer=80"``).  Parsing is pure; resolving a
-bundled name needs only the registry table.
+bundled name needs only the table below (the one table of bundled engines: tests and tools start
+them through :func:`bundled_argv` too), never the engines' code.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ from .timecontrol import TimeControl, parse_tc
 
 __all__ = ["EngineSpec", "parse_engine_spec", "BUNDLED_NAMES", "bundled_argv", "parse_size"]
 
-#: Bundled engines by name; each runs as ``python -m santorini_engines.<module>``.
+#: Bundled engines by name; each runs as ``python -m santorini_engines.<module>`` (SPEC.md "Bundled engines").
 _BUNDLED_MODULES = {"random": "random_engine", "greedy": "greedy", "alphabeta": "alphabeta"}
 BUNDLED_NAMES: tuple[str, ...] = tuple(_BUNDLED_MODULES)
 

@@ -20,10 +20,9 @@ from typing import Any
 
 import trio
 
-from ..notation import IllegalTurnError, MalformedTurnError
 from ..records import GameRecord, TurnRecord
 from ..records.game import MAX_COUNT, clean_text
-from ..rules import Position, ruleset_of
+from ..rules import IllegalTurnError, MalformedTurnError, Position, ruleset_of
 from ..sei import Go, Info, PositionWriter, go_writer
 from .engine import Engine, EngineFailure, live_games
 from .engine_spec import EngineSpec

@@ -1,11 +1,11 @@
 """Legal complete turns: generation as mask arithmetic, one hook per god.
 
-Theory of operation (rules.md, "The complete-turn model"): the referee accepts only complete
+Theory of operation (SPEC.md 1.4, "The complete-turn model"): the referee accepts only complete
 turns, so the generator enumerates whole action sequences (placement, or [pre-build] move(s)
-build(s)) and yields each as its canonical STN text (protocol.md section 3) with the raw state of
+build(s)) and yields each as its canonical STN text (SPEC.md section 3) with the raw state of
 the successor.  Dead ends (an Apollo swap that leaves no build, a Prometheus pre-build that leaves
 no non-upward move) produce nothing, so they are simply not turns.  Nothing here builds a
-``Position`` or parses text: ``position.py`` wraps the raw states, ``notation`` the text.
+``Position`` or parses text: ``position.py`` wraps the raw states, ``sps``/``stn`` the text.
 
 A raw state is ``(h1, h2, h3, domes, mine, theirs, athena_up)``: ``hK`` is the mask of squares at
 level >= K, a domed square has no level bits (a dome is a dome whatever it stands on), ``mine`` and
@@ -21,7 +21,8 @@ checking one submitted turn generates a handful of candidates, not the whole leg
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable, Iterator, NamedTuple
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, NamedTuple
 
 from .squares import (
     BB_ALL,
@@ -50,7 +51,7 @@ __all__ = [
 
 RawState = tuple[int, int, int, int, int, int, bool]
 
-#: Win kinds, as the referee names them in records (protocol.md section 5 ``Termination``).
+#: Win kinds, as the referee names them in records (SPEC.md "Failure handling and termination tags").
 WIN_NONE, WIN_CLIMB, WIN_PAN = 0, 1, 2
 
 
@@ -75,7 +76,7 @@ def _level(h1: int, h2: int, h3: int, bit: Bitboard) -> int:
 
 
 def _build(h1: int, h2: int, h3: int, domes: int, bit: Bitboard) -> tuple[int, int, int, int]:
-    """One ordinary build on ``bit``: 0->1->2->3->dome (rules.md, "Board, setup, turns")."""
+    """One ordinary build on ``bit``: 0->1->2->3->dome (SPEC.md 1.3)."""
     if h3 & bit:
         return h1 & ~bit, h2 & ~bit, h3 & ~bit, domes | bit
     if h2 & bit:
@@ -160,7 +161,7 @@ _BUILD_HOOKS: dict[str, Callable[[int, int, int, int, int], BuildGen]] = {
 
 
 def _win_kind(pan: bool, hs: int, hd: int) -> int:
-    """rules.md "Win": moving up onto level 3; Pan also by moving down two or more levels."""
+    """SPEC.md 1.4: moving up onto level 3; Pan also by moving down two or more levels."""
     if hd == 3 and hs < 3:
         return WIN_CLIMB
     if pan and hs - hd >= 2:
@@ -169,7 +170,7 @@ def _win_kind(pan: bool, hs: int, hd: int) -> int:
 
 
 def _turns_standard(
-    pos: "Position", god: str, mine: int, theirs: int, no_up: bool, frm_mask: int, to_mask: int
+    pos: Position, god: str, mine: int, theirs: int, no_up: bool, frm_mask: int, to_mask: int
 ) -> Iterator[RawTurn]:
     """One worker moves (Apollo/Minotaur may move into an opponent), then builds."""
     h1, h2, h3, domes = pos.h1, pos.h2, pos.h3, pos.domes
@@ -191,7 +192,8 @@ def _turns_standard(
             if win:
                 yield RawTurn(stn, win, (h1, h2, h3, domes, new_mine, theirs, up))
                 continue
-            for suffix, b1, b2, b3, bd in builds(h1, h2, h3, domes, NEIGHBOURS_BY_BIT[d] & ~(new_mine | theirs | domes)):
+            targets = NEIGHBOURS_BY_BIT[d] & ~(new_mine | theirs | domes)
+            for suffix, b1, b2, b3, bd in builds(h1, h2, h3, domes, targets):
                 yield RawTurn(stn + suffix, WIN_NONE, (b1, b2, b3, bd, new_mine, theirs, up))
         if god == "apollo" or god == "minotaur":
             for d in _bits(reach & theirs):
@@ -218,7 +220,7 @@ def _turns_standard(
 
 
 def _turns_artemis(
-    pos: "Position", god: str, mine: int, theirs: int, no_up: bool, frm_mask: int, to_mask: int
+    pos: Position, god: str, mine: int, theirs: int, no_up: bool, frm_mask: int, to_mask: int
 ) -> Iterator[RawTurn]:
     """Artemis: an optional second step, not back to the start square; the path is the turn."""
     h1, h2, h3, domes = pos.h1, pos.h2, pos.h3, pos.domes
@@ -250,7 +252,7 @@ def _turns_artemis(
 
 
 def _turns_prometheus(
-    pos: "Position", god: str, mine: int, theirs: int, no_up: bool, frm_mask: int, to_mask: int
+    pos: Position, god: str, mine: int, theirs: int, no_up: bool, frm_mask: int, to_mask: int
 ) -> Iterator[RawTurn]:
     """Prometheus: a normal turn, or pre-build + a move that does not go up + build."""
     yield from _turns_standard(pos, "mortal", mine, theirs, no_up, frm_mask, to_mask)
@@ -266,18 +268,19 @@ def _turns_prometheus(
             for d in _bits(NEIGHBOURS_BY_BIT[s] & le[hs] & ~(occupied | pd) & to_mask):
                 new_mine = mine ^ s ^ d
                 stn = pre + _NAMES[_sq(d)]
-                for suffix, b1, b2, b3, bd in _builds_standard(p1, p2, p3, pd, NEIGHBOURS_BY_BIT[d] & ~(new_mine | theirs | pd)):
+                targets = NEIGHBOURS_BY_BIT[d] & ~(new_mine | theirs | pd)
+                for suffix, b1, b2, b3, bd in _builds_standard(p1, p2, p3, pd, targets):
                     yield RawTurn(stn + suffix, WIN_NONE, (b1, b2, b3, bd, new_mine, theirs, False))
 
 
 def _turns_hermes(
-    pos: "Position", god: str, mine: int, theirs: int, no_up: bool, frm_mask: int, to_mask: int
+    pos: Position, god: str, mine: int, theirs: int, no_up: bool, frm_mask: int, to_mask: int
 ) -> Iterator[RawTurn]:
     """Hermes: a normal turn, or any same-level moves by both workers then one build.
 
-    A power turn is identified by the workers' final squares and the build (rules.md), so it is
+    A power turn is identified by the workers' final squares and the build (SPEC.md 1.5, Hermes), so it is
     generated from the set of reachable end configurations (a breadth-first search in which the
-    workers block each other) and labelled by endpoints (protocol.md section 3, rule 7).  A
+    workers block each other) and labelled by endpoints (SPEC.md section 3, "Canonical form").  A
     normal level move is also a power turn with the same label; the ``seen`` set keeps one.
     """
     seen: set[str] = set()
@@ -307,7 +310,7 @@ def _turns_hermes(
         vacated = sorted((_KEY[_sq(x)], x) for x in _bits(mine & ~end))
         occupied = sorted((_KEY[_sq(x)], x) for x in _bits(end & ~mine))
         label = ",".join(
-            _NAMES[_sq(v)] + "-" + _NAMES[_sq(o)] for (_, v), (_, o) in zip(vacated, occupied)
+            _NAMES[_sq(v)] + "-" + _NAMES[_sq(o)] for (_, v), (_, o) in zip(vacated, occupied, strict=True)
         )
         targets = (NEIGHBOURS_BY_BIT[wa] | NEIGHBOURS_BY_BIT[wb]) & ~(end | theirs | domes)
         for suffix, b1, b2, b3, bd in _builds_standard(h1, h2, h3, domes, targets):
@@ -324,8 +327,8 @@ def _same_level_mask(h1: int, h2: int, h3: int, bit: int) -> int:
     return masks[level]
 
 
-def _placements(pos: "Position", mine: int, theirs: int, frm_mask: int, to_mask: int) -> Iterator[RawTurn]:
-    """Both workers on two empty squares, written in canonical order (rules.md, "Setup")."""
+def _placements(pos: Position, mine: int, theirs: int, frm_mask: int, to_mask: int) -> Iterator[RawTurn]:
+    """Both workers on two empty squares, written in canonical order (SPEC.md 1.2)."""
     free = sorted((_KEY[sq], sq) for sq in range(25) if not (1 << sq) & (theirs | pos.domes))
     h1, h2, h3, domes = pos.h1, pos.h2, pos.h3, pos.domes
     for i, (_, x) in enumerate(free):
@@ -345,7 +348,7 @@ _TURN_HOOKS = {
 }
 
 
-def generate(pos: "Position", frm_mask: Bitboard = BB_ALL, to_mask: Bitboard = BB_ALL) -> Iterator[RawTurn]:
+def generate(pos: Position, frm_mask: Bitboard = BB_ALL, to_mask: Bitboard = BB_ALL) -> Iterator[RawTurn]:
     """Every legal complete turn of ``pos`` (filtered by first step), each exactly once."""
     me = pos.to_move
     mine, theirs = pos.workers[me], pos.workers[1 - me]
@@ -360,7 +363,7 @@ def generate(pos: "Position", frm_mask: Bitboard = BB_ALL, to_mask: Bitboard = B
 _FAST_COUNT = frozenset({"mortal", "athena", "pan"})
 
 
-def has_turn(pos: "Position") -> bool:
+def has_turn(pos: Position) -> bool:
     """Whether the side to move has any complete turn (the referee asks before every ``go``).
 
     For gods that move and build normally every legal step completes a turn (a win, or a
@@ -384,7 +387,7 @@ def has_turn(pos: "Position") -> bool:
     return next(iter(generate(pos)), None) is not None
 
 
-def count_turns(pos: "Position") -> int:
+def count_turns(pos: Position) -> int:
     """Number of legal complete turns, counted without building them where the god allows.
 
     For gods that move and build normally (mortal, Athena, Pan) each non-winning move
@@ -451,7 +454,7 @@ _PLACEMENT_SHAPES = {
 }
 
 
-def plain_turn(pos: "Position", text: str) -> tuple[int, RawState] | None:
+def plain_turn(pos: Position, text: str) -> tuple[int, RawState] | None:
     """``(win, successor state)`` of ``text`` if it is a legal plain canonical move-and-build of
     a plain god (the canonical text is ``text`` itself), else None.
 
@@ -461,8 +464,8 @@ def plain_turn(pos: "Position", text: str) -> tuple[int, RawState] | None:
     of such texts (steps and builds between neighbours) and checked by mask arithmetic, with
     no generation and no formatting; so is a placement in canonical order, for every god.
     None means "not decided here" (another shape, another god, or not legal): the caller falls
-    back to the general matcher, which also words the error.  Agreement with :func:`generate` is tested on every legal turn of random games and
-    on near misses.
+    back to the general matcher, which also words the error.  Agreement with :func:`generate` is
+    tested on every legal turn of random games and on near misses.
     """
     me = pos.to_move
     mine = pos.workers[me]

@@ -1,4 +1,4 @@
-"""Perft: count the leaves of the complete-turn tree (protocol.md section 6).
+"""Perft: count the leaves of the complete-turn tree (SPEC.md section 3, "Perft").
 
 A winning turn is a leaf counted once whatever the depth; a side with no legal turn has no
 children.  The last ply is counted with ``count_turns`` (mask arithmetic, no successors built),
@@ -20,7 +20,7 @@ def perft(pos: Position, depth: int) -> int:
     if depth == 1:
         return count_turns(pos)
     total = 0
-    child = pos._child
+    child = pos.successor
     for raw in generate(pos):
         if raw.win:
             total += 1
@@ -37,5 +37,5 @@ def divide(pos: Position, depth: int) -> dict[str, int]:
         raise ValueError(f"`depth` must be at least 1, got {depth}")
     out: dict[str, int] = {}
     for raw in generate(pos):
-        out[raw.stn] = 1 if raw.win or depth == 1 else perft(pos._child(raw.state), depth - 1)
+        out[raw.stn] = 1 if raw.win or depth == 1 else perft(pos.successor(raw.state), depth - 1)
     return out

@@ -1,24 +1,27 @@
-"""STN, the Santorini Turn Notation: parse, canonicalise, match against the rules.
+"""STN, the Santorini Turn Notation: parse, format, canonicalise (SPEC.md section 3).
 
-Theory of operation (protocol.md section 3, "Validation algorithm"): parse with the protocol's
+Theory of operation (SPEC.md section 3, "Validation"): parse with the STN
 regex (``re.fullmatch``, never ``$``), canonicalise the spelling against the position (placement
 order, ``x`` versus ``-``, Demeter's build order, a needless ``D``, Hermes' endpoint labels),
-then look the canonical text up among the legal turns that start with the same step.  The
-generator is filtered by that first step, so checking a submitted turn costs a handful of
-candidates, not the whole legal set, and never formats a successor position.
+then look the canonical text up among the legal turns that start with the same step
+(:func:`first_step_masks` gives the generator's filters).  The lookup itself is
+``Position.play``'s: this module reads positions but never builds one, so ``position.py``
+imports it and not the reverse.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from ..rules.movegen import generate
-from ..rules.position import Position, Transition
-from ..rules.squares import BB_ALL, CANONICAL_KEY, SQUARE_NAMES, parse_square
-from .errors import IllegalTurnError, MalformedTurnError, quote
+from .errors import MalformedTurnError, quote
+from .squares import BB_ALL, CANONICAL_KEY, SQUARE_NAMES, parse_square
 
-__all__ = ["TurnText", "parse_stn", "format_stn", "canonical_stn", "match_turn"]
+if TYPE_CHECKING:
+    from .position import Position
+
+__all__ = ["TurnText", "parse_stn", "format_stn", "canonical_stn", "first_step_masks"]
 
 _SQ = r"[a-e][1-5]"
 _PLACE_RE = re.compile(rf"(?P<w1>{_SQ}),(?P<w2>{_SQ})")
@@ -73,7 +76,8 @@ def parse_stn(text: str) -> TurnText:
         if m["b2"]:
             builds += ((m["b2"], bool(m["d2"])),)
     return TurnText(
-        pre=m["pre"], frm=m["frm"], op=m["op"], to=m["to"], to2=m["to2"], frm_b=m["frm_b"], to_b=m["to_b"], builds=builds
+        pre=m["pre"], frm=m["frm"], op=m["op"], to=m["to"], to2=m["to2"], frm_b=m["frm_b"], to_b=m["to_b"],
+        builds=builds,
     )
 
 
@@ -100,7 +104,7 @@ def _key(name: str) -> int:
 
 
 def canonical_stn(pos: Position, turn: TurnText) -> TurnText:
-    """Normalise an accepted spelling to the canonical one for ``pos`` (protocol.md section 3)."""
+    """Normalise an accepted spelling to the canonical one for ``pos`` (SPEC.md section 3)."""
     if turn.place:
         a, b = turn.place
         return TurnText(place=(a, b) if _key(a) <= _key(b) else (b, a))
@@ -117,7 +121,7 @@ def canonical_stn(pos: Position, turn: TurnText) -> TurnText:
         if len(starts) == len(ends):  # rule 7: endpoints, vacated paired with occupied
             vacated = sorted(starts - ends)
             occupied = sorted(ends - starts)  # type: ignore[type-var]
-            pairs = list(zip(vacated, occupied))
+            pairs = list(zip(vacated, occupied, strict=True))
             frm, to = pairs[0] if pairs else (None, None)
             frm_b, to_b = pairs[1] if len(pairs) > 1 else (None, None)
             op = "-"
@@ -133,8 +137,13 @@ def canonical_stn(pos: Position, turn: TurnText) -> TurnText:
 _BIT = {name: 1 << sq for sq, name in enumerate(SQUARE_NAMES)}
 
 
-def _filters(pos: Position, text: str) -> tuple[int, int] | None:
-    """First-step filters for ``text`` if it has the phase's shape, else None."""
+def first_step_masks(pos: Position, text: str) -> tuple[int, int] | None:
+    """The generator's ``frm_mask``/``to_mask`` for the turns ``text`` may spell in ``pos``.
+
+    None when ``text`` does not have the shape of the phase's turns (a placement during the
+    moves, or the reverse, or not STN at all).  Hermes' endpoint labels need not be a real
+    first step, so for Hermes every turn is a candidate.
+    """
     if pos.is_placement:
         m = _PLACE_RE.fullmatch(text)
         return None if m is None else (_BIT[m["w1"]], _BIT[m["w2"]])
@@ -142,39 +151,5 @@ def _filters(pos: Position, text: str) -> tuple[int, int] | None:
     if m is None:
         return (BB_ALL, BB_ALL) if _STAY_RE.fullmatch(text) else None
     if pos.gods[pos.to_move] == "hermes":
-        return BB_ALL, BB_ALL  # endpoint labels: the written first pair need not be a real step
+        return BB_ALL, BB_ALL
     return _BIT[m["frm"]], _BIT[m["to"]]
-
-
-def _find(pos: Position, text: str, masks: tuple[int, int]) -> Transition | None:
-    for raw in generate(pos, *masks):
-        if raw.stn == text:
-            return Transition(raw.stn, raw.win, pos._child(raw.state))
-    return None
-
-
-def match_turn(pos: Position, text: str) -> Transition:
-    """The legal turn ``text`` spells in ``pos``, canonicalised, with its successor.
-
-    Engines normally send canonical text, so that is tried first straight from the regex
-    match; only a miss pays for canonicalisation and a second lookup.
-
-    Raises:
-        MalformedTurnError: ``text`` is not STN.
-        IllegalTurnError: not a legal complete turn of ``pos`` (the message quotes the SPS).
-    """
-    masks = _filters(pos, text)
-    if masks is None:
-        parse_stn(text)  # raises MalformedTurnError unless it is STN for the other phase
-        phase = "a placement (e.g. b3,d3)" if pos.is_placement else "a move and build, not a placement"
-        raise IllegalTurnError(f"illegal turn {quote(text)} in {pos.sps()}: expected {phase}")
-    found = _find(pos, text, masks)
-    if found is None:
-        canon = format_stn(canonical_stn(pos, parse_stn(text)))
-        if canon != text:
-            masks = _filters(pos, canon)
-            assert masks is not None
-            found = _find(pos, canon, masks)
-    if found is None:
-        raise IllegalTurnError(f"illegal turn {quote(text)} in {pos.sps()}")
-    return found

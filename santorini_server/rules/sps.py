@@ -1,20 +1,26 @@
-"""SPS, the Santorini Position String: parse, check, format (protocol.md section 2).
+"""SPS, the Santorini Position String: read and write (SPEC.md section 2).
 
-Parsing is staged as python-chess does it: the grammar (``re.fullmatch`` of protocol.md's
-regex, field by field so the error names the field), then the semantic checks of
-:func:`position_problems`, which lists *every* problem rather than the first.
+Reading is staged as python-chess does it: the grammar (``re.fullmatch`` of the SPS regex,
+field by field so the error names the field), then the checks a single token can fail (an
+unknown god, a god state that god does not have, two workers written on one square).  What the
+text spells comes back as raw :class:`SpsFields`; :func:`santorini_server.rules.parse_sps` turns
+them into a ``Position``, whose ``problems()`` are the semantic checks of the whole position.
+This module never builds a ``Position``, so ``position.py`` imports it and not the reverse.
 """
 
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING, NamedTuple
 
-from ..rules.gods import GODS, check_matchup
-from ..rules.position import Position, _init
-from ..rules.squares import SQUARE_NAMES, parse_square
 from .errors import InvalidPositionError, MalformedPositionError, quote
+from .gods import GODS
+from .squares import SQUARE_NAMES, parse_square, scan
 
-__all__ = ["parse_sps", "format_sps", "position_problems", "START_SPS"]
+if TYPE_CHECKING:
+    from .position import Position
+
+__all__ = ["START_SPS", "SpsFields", "read_sps", "format_sps", "invalid_sps"]
 
 START_SPS = "mortal/mortal;00000/00000/00000/00000/00000;-/-;1;1"
 
@@ -35,6 +41,20 @@ _FIELD_RES = [
 _GOD_STATE_RE = re.compile(r"(?P<name>[a-z]+)(?:\[(?P<state>[a-z0-9,]*)\])?")
 
 
+class SpsFields(NamedTuple):
+    """What an SPS token spells, as the raw values a ``Position`` holds (see its attributes)."""
+
+    gods: tuple[str, str]
+    h1: int
+    h2: int
+    h3: int
+    domes: int
+    workers: tuple[int, int]
+    to_move: int
+    turn: int
+    athena_up: bool
+
+
 def _grammar_error(text: str) -> MalformedPositionError:
     fields = text.split(";")
     if len(fields) != 5:
@@ -42,20 +62,27 @@ def _grammar_error(text: str) -> MalformedPositionError:
             f"malformed SPS {quote(text)}: expected 5 fields separated by ';' "
             f"(gods;board;workers;side;turn), got {len(fields)}"
         )
-    for (name, regex, expected), field in zip(_FIELD_RES, fields):
+    for (name, regex, expected), field in zip(_FIELD_RES, fields, strict=True):
         if not regex.fullmatch(field):
-            return MalformedPositionError(f"malformed SPS {quote(text)}: {name} field {quote(field)}: expected {expected}")
+            return MalformedPositionError(
+                f"malformed SPS {quote(text)}: {name} field {quote(field)}: expected {expected}"
+            )
     return MalformedPositionError(f"malformed SPS {quote(text)}")  # pragma: no cover - fields cover the regex
 
 
-def parse_sps(text: str) -> Position:
-    """Parse an SPS token into a :class:`Position`.
+def invalid_sps(text: str, problems: list[str]) -> InvalidPositionError:
+    """The error for well-formed SPS with ``problems`` (one message listing every problem)."""
+    return InvalidPositionError(f"invalid SPS {quote(text)}: " + "; ".join(problems))
+
+
+def read_sps(text: str) -> SpsFields:
+    """The raw fields of an SPS token, with the checks of each token on its own.
 
     Raises:
         MalformedPositionError: the text does not follow the SPS grammar (the message names the
             field).
-        InvalidPositionError: well-formed but impossible (unknown god, workers on a dome, ...);
-            the message lists every problem.
+        InvalidPositionError: a token is impossible on its own (unknown god, a state its god
+            does not have, two workers on one square); the message lists every such problem.
     """
     m = _SPS_RE.fullmatch(text)
     if m is None:
@@ -95,56 +122,16 @@ def parse_sps(text: str) -> Position:
                 problems.append(f"two workers on {SQUARE_NAMES[a]}")
             mask = (1 << a) | (1 << b)
         workers.append(mask)
-    pos = object.__new__(Position)
-    _init(pos, (gods[0], gods[1]), h[0], h[1], h[2], domes, (workers[0], workers[1]), int(m["stm"]) - 1, int(m["turn"]), athena_up)
-    if not problems:
-        problems = position_problems(pos)
     if problems:
-        raise InvalidPositionError(f"invalid SPS {quote(text)}: " + "; ".join(problems))
-    return pos
-
-
-def position_problems(pos: Position) -> list[str]:
-    """Every semantic problem of ``pos`` (protocol.md section 2, "Semantic checks")."""
-    problems: list[str] = []
-    try:
-        check_matchup(*pos.gods)
-    except ValueError as exc:
-        problems.append(str(exc))
-    w1, w2 = pos.workers
-    for player, mask in ((1, w1), (2, w2)):
-        if mask and mask.bit_count() != 2:
-            problems.append(f"player {player} must have 0 or 2 workers, has {mask.bit_count()}")
-        for sq in _squares(mask & pos.domes):
-            problems.append(f"player {player}'s worker stands on a dome at {SQUARE_NAMES[sq]}")
-    for sq in _squares(w1 & w2):
-        problems.append(f"two workers on {SQUARE_NAMES[sq]}")
-    if not w1 and w2:
-        problems.append("player 2 has placed but player 1 has not (player 1 places first)")
-    elif not w1 and pos.to_move == 1:
-        problems.append("player 2 is to move but player 1 has not placed yet")
-    elif w1 and not w2 and pos.to_move == 0:
-        problems.append("player 1 is to move but player 2 has not placed yet")
-    if not (w1 and w2) and pos.turn != 1:
-        problems.append(f"placement happens on turn 1, got turn {pos.turn}")
-    if pos.athena_up:
-        if pos.gods[1 - pos.to_move] != "athena":
-            problems.append("athena[up] is only written while Athena's opponent is to move")
-        elif not (w1 and w2):
-            problems.append("athena[up] before both sides have placed: Athena cannot have moved")
-    if pos.h2 & ~pos.h1 or pos.h3 & ~pos.h2 or (pos.h1 & pos.domes):
-        problems.append("inconsistent level masks")  # only reachable through the raw constructor
-    return problems
-
-
-def _squares(mask: int) -> list[int]:
-    return [sq for sq in range(25) if mask >> sq & 1]
+        raise invalid_sps(text, problems)
+    players, placed = (gods[0], gods[1]), (workers[0], workers[1])
+    return SpsFields(players, h[0], h[1], h[2], domes, placed, int(m["stm"]) - 1, int(m["turn"]), athena_up)
 
 
 def _side(mask: int) -> str:
     if not mask:
         return "-"
-    return ",".join(sorted(SQUARE_NAMES[sq] for sq in _squares(mask)))
+    return ",".join(sorted(SQUARE_NAMES[sq] for sq in scan(mask)))
 
 
 def format_sps(pos: Position) -> str:
@@ -165,4 +152,3 @@ def format_sps(pos: Position) -> str:
             digits.append(str((1 if h1 & bit else 0) + (1 if h2 & bit else 0) + (1 if h3 & bit else 0)))
     board = "/".join("".join(digits[r * 5 : r * 5 + 5]) for r in range(5))
     return f"{g1}/{g2};{board};{_side(pos.workers[0])}/{_side(pos.workers[1])};{pos.to_move + 1};{pos.turn}"
-
