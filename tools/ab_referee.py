@@ -51,7 +51,11 @@ def worker(root: str, script: str, pin: bool) -> None:
         print(f"error: imported santorini_server from {santorini_server.__file__}, not {root}", flush=True)
         return
     try:
-        from santorini_server.referee import Engine, GameSetup, parse_tc, play_game
+        from santorini_server.referee import Engine, GameSetup, play_game
+        try:
+            from santorini_server.adjudicator import parse_tc
+        except ImportError:  # a version from before the adjudicator
+            from santorini_server.referee import parse_tc  # type: ignore[attr-defined,no-redef]
         from santorini_server.referee.engine_spec import EngineSpec
     except ImportError as exc:
         print(f"error: this version lacks what the A/B drives: {exc}", flush=True)

@@ -7,9 +7,9 @@ from typing import Any, Callable
 
 import click
 
+from ..adjudicator import TimeControl, parse_tc
 from ..notation import NotationError, parse_sps
 from ..referee.engine_spec import EngineSpec, parse_engine_spec
-from ..referee.timecontrol import TimeControl, parse_tc
 from ..rules.gods import check_matchup
 
 __all__ = ["ENGINE", "TC", "GODS", "SPS"]

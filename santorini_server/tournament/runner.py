@@ -20,9 +20,8 @@ from typing import Callable, Protocol
 
 import trio
 
+from ..adjudicator import GameSetup, Outcome
 from ..records import GameRecord
-from ..referee.game import GameSetup
-from ..referee.outcome import Outcome
 from ..referee.slots import EnginePool, play_or_forfeit
 from ..stats.sprt import SprtStatus, format_llr_line, format_sprt_result, llr_pentanomial, sprt_status
 from ..stats.standings import Standings
