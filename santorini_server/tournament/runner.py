@@ -25,6 +25,7 @@ from ..records import GameRecord
 from ..referee.slots import EnginePool, play_or_forfeit
 from ..stats.sprt import SprtStatus, format_llr_line, format_sprt_result, llr_pentanomial, sprt_status
 from ..stats.standings import Standings
+from ..termination import Termination
 from .config import TournamentConfig
 from .output import TournamentFiles
 from .schedule import ScheduledGame
@@ -267,8 +268,9 @@ def standings_block(config: TournamentConfig, standings: Standings) -> str:
 
 
 def termination_table(standings: Standings, names: list[str]) -> str:
-    """Per-engine losses by termination tag (time, illegal, crash, stall...), then wins."""
-    tags = ["time", "illegal", "crash", "stall", "engine-error", "resign", "no-moves"]
+    """Per-engine losses by every tag an engine can lose by other than a winning turn (time,
+    illegal, crash, stall...)."""
+    tags = [t.value for t in Termination if t.decisive and not t.by_rule]
     width = max(len(n) for n in names + ["Engine"])
     lines = [f"{'Engine':<{width}}  {'W':>5} {'L':>5}  losses: " + " ".join(f"{t:>12}" for t in tags)]
     for name in names:
