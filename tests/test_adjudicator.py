@@ -6,6 +6,8 @@ from __future__ import annotations
 import math
 import random
 import re
+import subprocess
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -557,3 +559,20 @@ def test_a_person_s_seat_never_loses_on_time_or_by_a_typo(data: st.DataObject) -
         adj.receive(Answer(turn=turn, elapsed_ms=ms(Drawn(data), 5000) if step.seat == 0 else 1.0))
         pos = pos.play(turn).position
         assert adj.outcome is None or adj.outcome.termination in (T.CLIMB, T.PAN_DROP, T.NO_MOVES)
+
+
+# --- layering --------------------------------------------------------------------------------------
+
+
+def test_the_adjudicator_loads_no_io_layer_and_the_tags_load_nothing() -> None:
+    """Pure: no trio, no click, no engine processes, no referee; the tags import nothing of ours."""
+    code = (
+        "import sys, santorini_server.termination as t\n"
+        "ours = lambda: sorted(m for m in sys.modules if m.startswith('santorini_server.'))\n"
+        "assert ours() == ['santorini_server.termination'], ours()\n"
+        "import santorini_server.adjudicator\n"
+        "bad = ('trio', 'click', 'santorini_server.referee', 'santorini_server.process', 'santorini_server.cli',"
+        " 'santorini_server.tournament', 'santorini_server.backends')\n"
+        "assert not [m for m in sys.modules if m.startswith(bad)], [m for m in sys.modules if m.startswith(bad)]\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT, timeout=60)
