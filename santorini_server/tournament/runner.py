@@ -267,10 +267,17 @@ def standings_block(config: TournamentConfig, standings: Standings) -> str:
     return text + "\n" + termination_table(standings, names)
 
 
+#: The losses table's columns: every tag an engine loses by other than the opponent's winning turn,
+#: the engine failures first (what a tester looks for).
+LOSS_COLUMNS = (
+    Termination.TIME, Termination.ILLEGAL, Termination.CRASH, Termination.STALL, Termination.ENGINE_ERROR,
+    Termination.LIMIT, Termination.RESIGN, Termination.NO_MOVES,
+)
+
+
 def termination_table(standings: Standings, names: list[str]) -> str:
-    """Per-engine losses by every tag an engine can lose by other than a winning turn (time,
-    illegal, crash, stall...)."""
-    tags = [t.value for t in Termination if t.decisive and not t.by_rule]
+    """Per-engine losses by termination tag (time, illegal, crash, stall...), then wins."""
+    tags = [t.value for t in LOSS_COLUMNS]
     width = max(len(n) for n in names + ["Engine"])
     lines = [f"{'Engine':<{width}}  {'W':>5} {'L':>5}  losses: " + " ".join(f"{t:>12}" for t in tags)]
     for name in names:
