@@ -98,8 +98,10 @@ def checkout(rev: str, into: Path) -> Path:
                            capture_output=True, text=True)
     if found.returncode != 0:
         raise SystemExit(f"error: {rev!r} is not a commit of {REPO}")
-    archive = subprocess.run(["git", "-C", str(REPO), "archive", "--format=tar", found.stdout.strip(), "santorini_server"],
-                             capture_output=True, check=True).stdout
+    archive = subprocess.run(
+        ["git", "-C", str(REPO), "archive", "--format=tar", found.stdout.strip(), "santorini_server"],
+        capture_output=True, check=True,
+    ).stdout
     into.mkdir(parents=True)
     with tarfile.open(fileobj=BytesIO(archive)) as tar:
         tar.extractall(into, filter="data")
@@ -194,7 +196,7 @@ def main() -> None:
                     ma = a.play(args.games)
                 diffs.append(mb - ma)
         except KeyboardInterrupt:
-            raise SystemExit("interrupted")
+            raise SystemExit("interrupted") from None
         finally:
             for side in sides:
                 side.close()
