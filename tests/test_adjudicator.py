@@ -258,8 +258,10 @@ def test_events_the_state_does_not_accept_are_the_driver_s_bug_and_change_nothin
         adj.receive(Answer(turn="a1,a2", elapsed_ms=1))
     with pytest.raises(AdjudicationError, match="the game is not over"):
         adj.record(("A", "B"))
+    with pytest.raises(AdjudicationError, match="no seat 2"):
+        adj.receive(Forfeit(seat=2, kind=T.CRASH, detail="?"))
     request = ask(adj)
-    assert adj.next_request() is request and adj.moves == ()
+    assert adj.next_request() is request and adj.moves == () and adj.outcome is None
 
 
 # --- a person's seat -------------------------------------------------------------------------------

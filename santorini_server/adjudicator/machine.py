@@ -150,6 +150,8 @@ class Adjudicator:
         if self._outcome is not None:
             raise AdjudicationError(f"the game is over ({self._outcome.termination}): {event!r} came too late")
         if isinstance(event, Forfeit):
+            if event.seat not in (0, 1):
+                raise AdjudicationError(f"no seat {event.seat} (0 is player 1, 1 is player 2): {event!r}")
             return self._end(Outcome(2 - event.seat, event.kind, cut_detail(event.detail)))
         if isinstance(event, Abort):
             return self._end(Outcome(None, Termination.ABORTED, event.detail))
