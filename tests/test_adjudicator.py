@@ -578,3 +578,53 @@ def test_the_adjudicator_loads_no_io_layer_and_the_tags_load_nothing() -> None:
         "assert not [m for m in sys.modules if m.startswith(bad)], [m for m in sys.modules if m.startswith(bad)]\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT, timeout=60)
+
+
+@pytest.mark.parametrize(
+    ("outcome", "reason"),
+    [
+        (Outcome(1, T.CLIMB), "A wins by climbing to level 3"),
+        (Outcome(2, T.PAN_DROP), "B wins by Pan's drop"),
+        (Outcome(1, T.NO_MOVES, "player 2 has no complete turn"), "B has no legal turn"),
+        (Outcome(2, T.RESIGN, "bestmove resign"), "A resigns"),
+        (Outcome(1, T.TIME, "by 37 ms"), "B loses on time by 37 ms"),
+        (Outcome(1, T.ILLEGAL, "'a1-a1+a1'"), "B makes an illegal turn: 'a1-a1+a1'"),
+        (Outcome(1, T.CRASH, "exited (exit code 5)"), "B disconnects: exited (exit code 5)"),
+        (Outcome(1, T.STALL, ""), "B's connection stalls"),
+        (Outcome(1, T.ENGINE_ERROR, "error x"), "B engine error: error x"),
+        (Outcome(1, T.LIMIT, "CPU limit of 1 s"), "B disconnects: resource limit: CPU limit of 1 s"),
+        (Outcome(None, T.ABORTED, "the game was interrupted"), "game aborted: the game was interrupted"),
+    ],
+)
+def test_the_reason_line_uses_the_words_tools_parse(outcome: Outcome, reason: str) -> None:
+    """cutechess's wording: "disconnects", "stalls", "on time", "illegal" (OpenBench and fishtest count them)."""
+    assert outcome.reason(("A", "B")) == reason
+    adj = game()
+    loser = None if outcome.winner is None else 2 - outcome.winner
+    adj.receive(Abort(detail=outcome.detail) if loser is None else Forfeit(seat=loser, kind=T.CRASH, detail=""))
+    assert Outcome.from_record(adj.record(("A", "B"))).result == outcome.result
+
+
+@pytest.mark.parametrize(
+    ("line", "score"),
+    [
+        (b"info depth 1 score cp 21", "+21"), (b"info depth 1 score cp -3", "-3"), (b"info depth 1 score cp 0", "0"),
+        (b"info depth 1 score win 1", "win/1"), (b"info depth 1 score win -3", "-win/3"),
+        (b"info depth 1 score cp 99999999999999999999", None), (b"info depth 1 score win 99999999999999999999", None),
+        (b"info depth 1", None),
+    ],
+)
+def test_scores_are_written_as_the_record_holds_them(line: bytes, score: str | None) -> None:
+    from santorini_server.adjudicator import score_text
+    from santorini_server.sei import Sei as SeiCommand
+
+    conn = SeiConnection()
+    conn.send(SeiCommand(version=1))
+    conn.receive_data(b"seiok 1\n")
+    conn.next_event()
+    conn.send(Go(depth=1))
+    conn.receive_data(line + b"\n")
+    info = conn.next_event()
+    assert isinstance(info, Info)
+    assert score_text(info) == score
+    assert score_text(None) is None
