@@ -23,7 +23,8 @@ import pytest
 import trio
 import trio.testing
 
-from santorini_server.referee import Engine, EngineFailure, GameSetup, parse_engine_spec, parse_tc, play_game
+from santorini_server.adjudicator import parse_tc
+from santorini_server.referee import Engine, EngineFailure, GameSetup, parse_engine_spec, play_game
 from santorini_server.referee.match import MatchConfig, MatchSummary, run_match
 
 from .test_tournament import leftovers

@@ -22,7 +22,6 @@ from santorini_server.records import (
     MAX_COUNT,
     MAX_LINE,
     REQUIRED_TAGS,
-    TERMINATIONS,
     ArchiveError,
     ArchiveWriter,
     CorruptFrame,
@@ -47,6 +46,7 @@ from santorini_server.records import (
     scan_archive,
     sgn_to_archive,
 )
+from santorini_server.termination import Termination
 
 # protocol.md section 5, verbatim.
 SAMPLE = """\
@@ -134,7 +134,7 @@ def game_records(draw: st.DrawFn) -> GameRecord:
     tags["Gods"] = draw(st.sampled_from(["mortal/mortal", "apollo/pan", "hermes/mortal"]))
     tags["Start"] = draw(st.one_of(st.just("startpos"), sps))
     tags["Result"] = draw(st.sampled_from(["1-0", "0-1", "*"]))
-    tags["Termination"] = draw(st.sampled_from(TERMINATIONS))
+    tags["Termination"] = draw(st.sampled_from([t.value for t in Termination]))
     for name, value in draw(st.lists(st.tuples(tag_names, texts), max_size=3)):
         tags.setdefault(name, value)
     if draw(st.booleans()):

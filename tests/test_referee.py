@@ -8,8 +8,9 @@ import pytest
 import trio
 import trio.testing
 
+from santorini_server.adjudicator import parse_tc
 from santorini_server.records import parse_sgn
-from santorini_server.referee import Engine, EngineFailure, GameSetup, parse_engine_spec, parse_tc, play_game
+from santorini_server.referee import Engine, EngineFailure, GameSetup, parse_engine_spec, play_game
 from santorini_server.referee.match import MatchConfig, run_match
 from santorini_server.rules import Position
 
@@ -141,16 +142,6 @@ def test_match_command_writes_sgn_that_replays(tmp_path) -> None:  # type: ignor
         replay(record)
 
 
-def test_termination_tags_agree_across_layers() -> None:
-    """The tags live in three pure layers that may not import each other; keep them equal."""
-    from santorini_server.records import TERMINATIONS as RECORD_TAGS
-    from santorini_server.referee.outcome import TERMINATIONS
-    from santorini_server.sei import RESULT_REASONS
-
-    assert set(RECORD_TAGS) == set(TERMINATIONS)
-    assert RESULT_REASONS == set(TERMINATIONS) - {"aborted"}
-
-
 @pytest.mark.parametrize(("mode", "limit", "fragment"), [("cpu", "limit.cpu=1", "CPU limit of 1 s"), ("memory", "limit.memory=200M", "memory limit of 200 MiB")])
 async def test_resource_limit_breach_is_its_own_termination(mode: str, limit: str, fragment: str) -> None:
     report = await play(gallery("hog", mode, name="Hog") + " " + limit, gallery("instant", name="B"), tc="30+0")
@@ -180,11 +171,11 @@ def test_match_debug_logs_every_line_as_json_when_not_a_terminal(tmp_path) -> No
 def test_turn_records_keep_telemetry_a_record_can_hold_and_drop_the_rest() -> None:
     """The codec reads counts of up to 20 digits; a record holds up to 18.  An engine that
     reports more must not fail the game (its records are built from every turn's telemetry)."""
+    from santorini_server.adjudicator import turn_record
     from santorini_server.records import TurnRecord
-    from santorini_server.referee.game import turn_record
-    from santorini_server.sei import SeiConnection
     from santorini_server.sei import Go as GoCommand
     from santorini_server.sei import Sei as SeiCommand
+    from santorini_server.sei import SeiConnection
 
     conn = SeiConnection()
     conn.send(SeiCommand(version=1))
@@ -199,11 +190,11 @@ def test_turn_records_keep_telemetry_a_record_can_hold_and_drop_the_rest() -> No
     fine = conn.next_event()
     assert turn_record("b3-b4+c5", 5, fine) == TurnRecord("b3-b4+c5", 5, "-win/2", 3, 1200)  # type: ignore[arg-type]
     # what the referee stores passes the record's own checks when read back
+    from santorini_server.adjudicator import Outcome, make_record
     from santorini_server.records import decode_record, encode_record, format_sgn
-    from santorini_server.referee.game import make_record
-    from santorini_server.referee.outcome import Outcome
+    from santorini_server.termination import Termination
 
-    game = make_record(GameSetup(), ("a", "b"), Outcome(1, "climb", ""), [record, turn_record("b3-b4+c5", 5, fine)])  # type: ignore[arg-type]
+    game = make_record(GameSetup(), ("a", "b"), Outcome(1, Termination.CLIMB), [record, turn_record("b3-b4+c5", 5, fine)])  # type: ignore[arg-type]
     assert parse_sgn(format_sgn(game)) == [game]
     assert decode_record(encode_record(game)) == game
 
@@ -262,8 +253,8 @@ def test_match_rejects_bad_flags_in_one_line_before_starting_engines(flags: list
 
 def test_match_flag_defaults_and_good_values_parse() -> None:
     """The parsed defaults (--tc, --gods) and good values pass through the shared flag types."""
+    from santorini_server.adjudicator import TimeControl
     from santorini_server.cli.options import ENGINE, GODS, SPS, TC
-    from santorini_server.referee.timecontrol import TimeControl
 
     assert GODS.convert("apollo/pan", None, None) == ("apollo", "pan")
     assert GODS.convert(("apollo", "pan"), None, None) == ("apollo", "pan")

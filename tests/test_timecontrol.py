@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from santorini_server.adjudicator import DEFAULT_HARD_DEADLINE_MS, Clock, TimeControl, parse_tc
 from santorini_server.referee.engine_spec import parse_engine_spec, parse_size
-from santorini_server.referee.timecontrol import DEFAULT_HARD_DEADLINE_MS, Clock, TimeControl, parse_tc
 
 
 @pytest.mark.parametrize(

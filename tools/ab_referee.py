@@ -51,7 +51,11 @@ def worker(root: str, script: str, pin: bool) -> None:
         print(f"error: imported santorini_server from {santorini_server.__file__}, not {root}", flush=True)
         return
     try:
-        from santorini_server.referee import Engine, GameSetup, parse_tc, play_game
+        from santorini_server.referee import Engine, GameSetup, play_game
+        try:
+            from santorini_server.adjudicator import parse_tc
+        except ImportError:  # a version from before the adjudicator
+            from santorini_server.referee import parse_tc  # type: ignore[attr-defined,no-redef]
         from santorini_server.referee.engine_spec import EngineSpec
     except ImportError as exc:
         print(f"error: this version lacks what the A/B drives: {exc}", flush=True)
@@ -94,8 +98,10 @@ def checkout(rev: str, into: Path) -> Path:
                            capture_output=True, text=True)
     if found.returncode != 0:
         raise SystemExit(f"error: {rev!r} is not a commit of {REPO}")
-    archive = subprocess.run(["git", "-C", str(REPO), "archive", "--format=tar", found.stdout.strip(), "santorini_server"],
-                             capture_output=True, check=True).stdout
+    archive = subprocess.run(
+        ["git", "-C", str(REPO), "archive", "--format=tar", found.stdout.strip(), "santorini_server"],
+        capture_output=True, check=True,
+    ).stdout
     into.mkdir(parents=True)
     with tarfile.open(fileobj=BytesIO(archive)) as tar:
         tar.extractall(into, filter="data")
@@ -190,7 +196,7 @@ def main() -> None:
                     ma = a.play(args.games)
                 diffs.append(mb - ma)
         except KeyboardInterrupt:
-            raise SystemExit("interrupted")
+            raise SystemExit("interrupted") from None
         finally:
             for side in sides:
                 side.close()

@@ -38,7 +38,8 @@ from pathlib import Path
 
 import trio
 
-from santorini_server.referee import Engine, GameSetup, parse_tc, play_game
+from santorini_server.adjudicator import parse_tc
+from santorini_server.referee import Engine, GameSetup, play_game
 from santorini_server.referee.engine_spec import EngineSpec
 from santorini_server.rules import Position
 

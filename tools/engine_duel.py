@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """Play a match between two bundled engines and print the score (a measuring tool, not the referee).
 
-A tiny blocking referee: engines are subprocesses speaking SEI; every turn is validated with
-``Position.play``; Fischer clocks are kept with ``time.monotonic`` as protocol.md 4.3 describes
-(the stopwatch runs from the flushed ``go`` to the ``bestmove`` line; the mover loses below
-``-grace``).  Colours alternate: engine A is player 1 in odd-numbered games.  With
+A tiny blocking referee: engines are subprocesses speaking SEI, driven by the referee's own
+adjudicator (which checks every turn and keeps the Fischer clocks, SPEC.md "Clocks"); the
+stopwatch runs with ``time.monotonic`` from the flushed ``go`` to the ``bestmove`` line, and the
+mover loses below ``-grace``.  Colours alternate: engine A is player 1 in odd-numbered games.  With
 ``--concurrency N`` N games run at once, each worker owning one process per engine (engines are
 reused across games with ``newgame``, as the referee does, and restarted after a crash).
 
@@ -24,13 +24,27 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
+from santorini_server.adjudicator import (
+    Adjudicator,
+    Answer,
+    Forfeit,
+    GameSetup,
+    NoReply,
+    Outcome,
+    Request,
+    Resignation,
+    TimeControl,
+)
 from santorini_server.referee.engine_spec import BUNDLED_NAMES, bundled_argv
-from santorini_server.rules import WIN_CLIMB, NotationError, Position
+from santorini_server.sei import Go
+from santorini_server.sei import Position as PositionCommand
+from santorini_server.sei._writers import write_command
+from santorini_server.termination import Termination
 
 #: Allowance for process scheduling and pipes before a clock below zero counts as a loss
-#: (cutechess/fastchess ``timemargin``; protocol.md 4.3 suggests 50 ms).
+#: (cutechess/fastchess ``timemargin``).
 DEFAULT_GRACE_MS = 50
-#: Start-up and ``isready`` waits (protocol.md 4.5 suggests 10 s / 30 s).
+#: Start-up and ``isready`` waits (the referee's own: 10 s / 30 s).
 STARTUP_TIMEOUT = 10.0
 READY_TIMEOUT = 30.0
 
@@ -98,48 +112,50 @@ class GameResult:
     turns: int
 
 
-def play_game(engines: list[EngineProcess], gods: tuple[str, str], base_ms: int, inc_ms: int, grace_ms: int) -> GameResult:
-    """One game from the empty board; ``engines[0]`` is player 1."""
-    for engine in engines:
+def _line(command: PositionCommand | Go) -> str:
+    return write_command(command).decode("ascii").rstrip("\n")
+
+
+def play_game(
+    engines: list[EngineProcess], gods: tuple[str, str], base_ms: int, inc_ms: int, grace_ms: int
+) -> GameResult:
+    """One game from the empty board; ``engines[0]`` is player 1.
+
+    A blocking driver of the referee's adjudicator: it sends what the adjudicator asks for and
+    reports what came back; the adjudicator keeps the clocks and rules on every answer.
+    """
+    tc = TimeControl(base_ms, inc_ms)
+    adjudicator = Adjudicator(GameSetup(gods=gods, tcs=(tc, tc), margins=(grace_ms, grace_ms)))
+    step: Request | Outcome = adjudicator.next_request()
+    for seat, engine in enumerate(engines):
         engine.send(f"newgame gods {gods[0]}/{gods[1]}")
         engine.send("isready")
+        if engine.wait_for("readyok", READY_TIMEOUT) is None and adjudicator.outcome is None:
+            step = adjudicator.receive(Forfeit(seat=seat, kind=Termination.STALL, detail="no readyok"))
+    while isinstance(step, Request):
+        engine = engines[step.seat]
+        engine.send(_line(step.position))
+        engine.send("isready")  # keeps parsing off the clock (SPEC.md, "Clocks")
         if engine.wait_for("readyok", READY_TIMEOUT) is None:
-            return GameResult(1 - engines.index(engine), "stall", 0)
-    pos = Position.start(gods)
-    moves: list[str] = []
-    clocks = [float(base_ms), float(base_ms)]
-    while True:
-        me = pos.to_move
-        if pos.is_lost():
-            return GameResult(1 - me, "no-moves", len(moves))
-        engine = engines[me]
-        engine.send("position startpos" + (" moves " + " ".join(moves) if moves else ""))
-        engine.send("isready")  # keeps parsing off the clock (protocol.md 4.3)
-        if engine.wait_for("readyok", READY_TIMEOUT) is None:
-            return GameResult(1 - me, "crash", len(moves))
-        engine.send(f"go p1time {int(clocks[0])} p2time {int(clocks[1])} p1inc {inc_ms} p2inc {inc_ms}")
+            step = adjudicator.receive(Forfeit(seat=step.seat, kind=Termination.CRASH, detail="no readyok"))
+            break
+        engine.send(_line(step.go))
         start = time.monotonic()
-        line = engine.wait_for("bestmove", max(0.0, clocks[me] + grace_ms) / 1000 + 0.05)
+        line = engine.wait_for("bestmove", step.allowance_ms / 1000 + 0.05)
         elapsed_ms = (time.monotonic() - start) * 1000
-        clocks[me] -= elapsed_ms
-        if line is None or clocks[me] < -grace_ms:
-            crashed = line is None and engine.proc.poll() is not None
-            engine.close()  # its late bestmove must not answer the next game's go: restart it
-            return GameResult(1 - me, "crash" if crashed else "time", len(moves))
-        clocks[me] += inc_ms
-        parts = line.split()
-        if len(parts) != 2:
-            return GameResult(1 - me, "illegal", len(moves))
-        if parts[1] == "resign":
-            return GameResult(1 - me, "resign", len(moves))
-        try:
-            transition = pos.play(parts[1])
-        except (NotationError, ValueError):
-            return GameResult(1 - me, "illegal", len(moves))
-        moves.append(transition.stn)
-        if transition.win:
-            return GameResult(me, "climb" if transition.win == WIN_CLIMB else "pan-drop", len(moves))
-        pos = transition.position
+        if line is None and engine.proc.poll() is not None:
+            step = adjudicator.receive(Forfeit(seat=step.seat, kind=Termination.CRASH, detail="exited"))
+        elif line is None:
+            step = adjudicator.receive(NoReply(elapsed_ms=elapsed_ms))
+        elif line.split()[1:] == ["resign"]:
+            step = adjudicator.receive(Resignation(elapsed_ms=elapsed_ms))
+        else:
+            step = adjudicator.receive(Answer(turn=line.partition(" ")[2], elapsed_ms=elapsed_ms))
+    assert isinstance(step, Outcome)
+    assert step.winner is not None
+    if step.termination is Termination.TIME:
+        engines[2 - step.winner].close()  # its late bestmove must not answer the next game's go: restart it
+    return GameResult(step.winner - 1, step.termination.value, len(adjudicator.moves))
 
 
 def main() -> None:

@@ -35,12 +35,11 @@ from typing import Any, Awaitable, Callable
 
 import trio
 
+from ..adjudicator import GameReport, GameSetup, TimeControl
 from ..records import encode_record
 from ..referee.engine import Engine
 from ..referee.engine_spec import BUNDLED_NAMES, EngineSpec, parse_engine_spec
-from ..referee.game import GameReport, GameSetup
 from ..referee.slots import EnginePool, play_or_forfeit
-from ..referee.timecontrol import TimeControl
 
 __all__ = [
     "ENGINES_ENV",

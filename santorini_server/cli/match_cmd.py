@@ -8,12 +8,12 @@ from pathlib import Path
 import click
 import trio
 
+from ..adjudicator import TimeControl
 from ..records import ArchiveError, SgnWriter
 from ..referee.engine import EngineFailure
 from ..referee.engine_spec import EngineSpec
 from ..referee.iolog import make_io_log
 from ..referee.match import MatchConfig, run_match
-from ..referee.timecontrol import TimeControl
 from .options import ENGINE, GODS, SPS, TC
 
 __all__ = ["match"]

@@ -7,8 +7,8 @@ from typing import Any, Callable
 
 import click
 
+from ..adjudicator import TimeControl, parse_tc
 from ..referee.engine_spec import EngineSpec, parse_engine_spec
-from ..referee.timecontrol import TimeControl, parse_tc
 from ..rules import NotationError, parse_sps
 from ..rules.gods import check_matchup
 

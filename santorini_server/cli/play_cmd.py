@@ -8,33 +8,32 @@ enforced.  Human input is read by a worker thread with ``os.read`` on fd 0 (not 
 a thread abandoned inside a buffered ``readline`` would hold the stdin lock at interpreter
 shutdown), so the trio loop never blocks and a cancelled read is simply abandoned.
 
-The game is saved as SGN (with the referee's tags, via ``make_record``) whatever the ending;
-an interrupted game is saved as ``*`` / ``aborted``.
+Every decision (legality, the engine's clock, resignation, the outcome) is the
+:class:`~santorini_server.adjudicator.Adjudicator`'s, with the human's seat marked as a person's;
+this module reads, prints and drives.  The game is saved as SGN (the adjudicator's record)
+whatever the ending; an interrupted game is saved as ``*`` / ``aborted``.
 """
 
 from __future__ import annotations
 
 import datetime
-import math
 import os
 import re
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import click
 import trio
 
-from ..records import GameRecord, RecordError, SgnWriter, TurnRecord
-from ..referee.engine import Engine, EngineFailure, Reply
+from ..adjudicator import Abort, Adjudicator, Answer, GameSetup, Outcome, Request, Resignation, TimeControl
+from ..records import GameRecord, RecordError, SgnWriter
+from ..referee.engine import Engine, EngineFailure
 from ..referee.engine_spec import EngineSpec
-from ..referee.game import GameSetup, make_record, score_text, turn_record
-from ..referee.game import _go as referee_go  # the match's exact go line (both clocks)
-from ..referee.outcome import Outcome
-from ..referee.timecontrol import Clock, TimeControl
+from ..referee.game import ask_engine, forfeit, record_date, rule_missed_deadline
 from ..render import render
-from ..rules import IllegalTurnError, MalformedTurnError, Position, Transition, parse_square, parse_stn
-from ..sei import Position as PositionCommand
+from ..rules import IllegalTurnError, MalformedTurnError, Position, parse_square, parse_stn
+from ..termination import Termination
 from .options import ENGINE, GODS, SPS, TC
 
 __all__ = ["play", "explain_illegal", "format_legal_turns", "normalise_input"]
@@ -200,22 +199,21 @@ class _Game:
     """Everything the session knows, kept outside trio so Ctrl-C still saves the game."""
 
     spec: EngineSpec
-    human: int  # 0 or 1: the human's side (player 1 or 2)
-    setup: GameSetup
-    pos: Position
+    human: int  # 0 or 1: the human's seat (player 1 or 2)
+    adjudicator: Adjudicator
     colour: bool
-    moves: list[str] = field(default_factory=list)
-    turns: list[TurnRecord] = field(default_factory=list)
-    outcome: Outcome | None = None
     failure: EngineFailure | None = None
+    """The engine could not be started or does not play these gods: no game, no record."""
 
     @property
     def names(self) -> tuple[str, str]:
         return (HUMAN, self.spec.name) if self.human == 0 else (self.spec.name, HUMAN)
 
     def record(self) -> GameRecord:
-        outcome = self.outcome or Outcome(None, "aborted", "the game was interrupted")
-        return make_record(self.setup, self.names, outcome, self.turns)
+        """The game's record; a game that did not finish is recorded as aborted."""
+        if self.adjudicator.outcome is None:
+            self.adjudicator.receive(Abort())
+        return self.adjudicator.record(self.names, date=record_date())
 
 
 def _say(text: str = "", nl: bool = True) -> None:
@@ -231,10 +229,11 @@ async def _session(game: _Game) -> None:
             game.failure = exc
             return
         try:
-            if not engine.supports(game.pos.gods):
+            gods = game.adjudicator.position.gods
+            if not engine.supports(gods):
                 game.failure = EngineFailure(
                     "engine-error",
-                    f"{engine.name} does not support {'/'.join(game.pos.gods)} (it lists: {' '.join(engine.info.gods)})",
+                    f"{engine.name} does not support {'/'.join(gods)} (it lists: {' '.join(engine.info.gods)})",
                 )
                 return
             await _play_game(game, engine)
@@ -244,40 +243,35 @@ async def _session(game: _Game) -> None:
 
 
 async def _play_game(game: _Game, engine: Engine) -> None:
-    stdin = _Stdin()
-    clocks = [Clock(tc, margin) for tc, margin in zip(game.setup.tcs, game.setup.margins)]
+    adjudicator = game.adjudicator
+    pos = adjudicator.position
     try:
-        await engine.new_game(game.pos.gods)
+        await engine.new_game(pos.gods)
     except EngineFailure as exc:
-        game.outcome = Outcome(game.human + 1, exc.kind, exc.detail)
+        forfeit(adjudicator, 1 - game.human, exc)
         return
+    stdin = _Stdin()
     me = "X" if game.human == 0 else "O"
-    _say(f"You are player {game.human + 1} ({me}, {game.pos.gods[game.human]}) against "
-         f"{engine.name} ({game.pos.gods[1 - game.human]}). Type a turn in STN, ? for the legal "
+    _say(f"You are player {game.human + 1} ({me}, {pos.gods[game.human]}) against "
+         f"{engine.name} ({pos.gods[1 - game.human]}). Type a turn in STN, ? for the legal "
          "turns, resign or quit.")
-    _say(render(game.pos, colour=game.colour))
-    while game.outcome is None:
-        pos = game.pos
-        if pos.is_lost():
-            game.outcome = Outcome(2 - pos.to_move, "no-moves", f"player {pos.player} has no complete turn")
-            break
-        mover = pos.to_move
-        played = len(game.turns)
-        if mover == game.human:
-            done = await _human_turn(game, stdin, clocks[mover])
+    _say(render(pos, colour=game.colour))
+    step = adjudicator.next_request()
+    while isinstance(step, Request):
+        played = len(adjudicator.moves)
+        if step.seat == game.human:
+            step = await _human_turn(adjudicator, stdin)
         else:
-            done = await _engine_turn(game, engine, clocks)
-        if len(game.turns) > played:
-            _say(render(game.pos, colour=game.colour))
-        if not done:
-            break
-    if game.outcome is not None and game.outcome.winner is not None:
-        await engine.send_result(game.outcome.result, game.outcome.termination)
+            step = await _engine_turn(adjudicator, engine, step)
+        if len(adjudicator.moves) > played:
+            _say(render(adjudicator.position, colour=game.colour))
+    if step.winner is not None:
+        await engine.send_result(step.result, step.termination)
 
 
-async def _human_turn(game: _Game, stdin: _Stdin, clock: Clock) -> bool:
-    """Read until the human plays a legal turn, resigns or quits; False to stop the game loop."""
-    pos = game.pos
+async def _human_turn(adjudicator: Adjudicator, stdin: _Stdin) -> Request | Outcome:
+    """Read until the human plays a legal turn, resigns or quits (an abort)."""
+    pos = adjudicator.position
     started = trio.current_time()
     while True:
         prompt = "place both workers" if pos.is_placement else "your turn"
@@ -286,7 +280,7 @@ async def _human_turn(game: _Game, stdin: _Stdin, clock: Clock) -> bool:
         if line is None:
             _say()
             _say("end of input: game aborted")
-            return False
+            return adjudicator.receive(Abort())
         text = line.strip()
         if not text:
             continue
@@ -294,81 +288,42 @@ async def _human_turn(game: _Game, stdin: _Stdin, clock: Clock) -> bool:
         if word in ("?", "help", "h"):
             _say(format_legal_turns(pos))
             continue
+        elapsed_ms = (trio.current_time() - started) * 1000
         if word == "resign":
-            game.outcome = Outcome(2 - game.human, "resign", "the human resigned")
-            return True
+            return adjudicator.receive(Resignation(elapsed_ms=elapsed_ms))
         if word in ("quit", "exit", "q"):
             _say("game aborted")
-            return False
+            return adjudicator.receive(Abort())
         candidate = normalise_input(text)
         try:
-            transition = pos.play(candidate)
+            return adjudicator.receive(Answer(turn=candidate, elapsed_ms=elapsed_ms))
         except MalformedTurnError:
             _say(f"malformed: {text!r} is not a turn (e.g. b3,d3 or b3-b4+c5) — type ? for the legal turns")
-            continue
         except IllegalTurnError:
             why = explain_illegal(pos, candidate)
             if why:
                 _say(f"illegal: {why}")
             else:
                 _say(f"illegal turn {text!r} — type ? for the legal turns")
-            continue
-        elapsed_ms = (trio.current_time() - started) * 1000
-        clock.charge(elapsed_ms)  # recorded, never enforced
-        _record_turn(game, transition, round(elapsed_ms), None)
-        return True
 
 
-def _record_turn(game: _Game, transition: Transition, time_ms: int, reply: Reply | None) -> None:
-    game.turns.append(turn_record(transition.stn, time_ms, reply.info if reply is not None else None))
-    game.moves.append(transition.stn)
-    mover = game.pos.to_move
-    game.pos = transition.position
-    if transition.win:
-        game.outcome = Outcome(mover + 1, transition.termination or "climb", "")
-
-
-async def _engine_turn(game: _Game, engine: Engine, clocks: list[Clock]) -> bool:
-    mover = game.pos.to_move
-    clock = clocks[mover]
-    command = PositionCommand(sps=game.setup.opening, moves=tuple(game.moves))
+async def _engine_turn(adjudicator: Adjudicator, engine: Engine, request: Request) -> Request | Outcome:
     _say(f"{engine.name} is thinking...")
+    played = len(adjudicator.moves)
     with trio.CancelScope() as deadline:
-        try:
-            reply = await engine.think(command, referee_go(clocks, clock.tc, mover), deadline=deadline, allowance=clock.allowance_ms() / 1000)
-        except EngineFailure as exc:
-            game.outcome = Outcome(2 - mover, exc.kind, exc.detail)
-            return False
+        step = await ask_engine(engine, adjudicator, request, deadline=deadline)
     if deadline.cancelled_caught:
-        elapsed_ms = (trio.current_time() - engine.turn_started) * 1000
-        overrun = clock.charge(elapsed_ms) or 0.0
-        game.outcome = Outcome(2 - mover, "time", f"by {max(1, math.ceil(overrun))} ms (no reply by the deadline)")
-        await engine.stop_search()
-        return False
-    elapsed_ms = reply.elapsed * 1000
-    overrun = clock.charge(elapsed_ms)
-    if overrun is not None:
-        game.outcome = Outcome(2 - mover, "time", f"by {math.ceil(overrun)} ms")
-        return False
-    if reply.turn is None:
-        game.outcome = Outcome(2 - mover, "resign", "bestmove resign")
+        return await rule_missed_deadline(engine, adjudicator)
+    if isinstance(step, Outcome) and step.termination is Termination.RESIGN:
         _say(f"{engine.name} resigns")
-        return False
-    try:
-        transition = game.pos.play(reply.turn)
-    except (MalformedTurnError, IllegalTurnError) as exc:
-        game.outcome = Outcome(2 - mover, "illegal", str(exc)[:200])
-        return False
-    info = reply.info
-    extra = []
-    score = score_text(info)
-    if score is not None:
-        extra.append(f"score {score}")
-    if info is not None and info.depth is not None:
-        extra.append(f"depth {info.depth}")
-    _say(f"{engine.name} plays {transition.stn} ({reply.elapsed:.2f} s{', ' + ', '.join(extra) if extra else ''})")
-    _record_turn(game, transition, round(elapsed_ms), reply)
-    return True
+    if len(adjudicator.moves) > played:
+        turn = adjudicator.turns[-1]
+        extra = [f"score {turn.score}"] if turn.score is not None else []
+        if turn.depth is not None:
+            extra.append(f"depth {turn.depth}")
+        seconds = (turn.time_ms or 0) / 1000
+        _say(f"{engine.name} plays {turn.turn} ({seconds:.2f} s{', ' + ', '.join(extra) if extra else ''})")
+    return step
 
 
 def _default_out() -> Path:
@@ -386,11 +341,22 @@ def _interrupted(exc: BaseException) -> bool:
 @click.command()
 @click.argument("engine", type=ENGINE)
 @click.option("--gods", type=GODS, help="Gods of player 1 / player 2, e.g. apollo/mortal (default mortal/mortal).")
-@click.option("--as", "side", type=click.Choice(["1", "2"]), default="1", show_default=True, help="Play as player 1 (X, places and moves first) or 2 (O).")
-@click.option("--tc", type=TC, default="60+1", show_default=True, help="The engine's time control (yours is recorded, not enforced).")
+@click.option(
+    "--as", "side", type=click.Choice(["1", "2"]), default="1", show_default=True,
+    help="Play as player 1 (X, places and moves first) or 2 (O).",
+)
+@click.option(
+    "--tc", type=TC, default="60+1", show_default=True,
+    help="The engine's time control (yours is recorded, not enforced).",
+)
 @click.option("--opening", type=SPS, help="Start from this SPS (its gods are the game's gods).")
-@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), help="Save the game here (appended); default santorini-play-DATE-TIME.sgn.")
-@click.option("--colour/--no-colour", "colour", default=None, help="Colour boards (default: when stdout is a terminal).")
+@click.option(
+    "--out", type=click.Path(dir_okay=False, path_type=Path),
+    help="Save the game here (appended); default santorini-play-DATE-TIME.sgn.",
+)
+@click.option(
+    "--colour/--no-colour", "colour", default=None, help="Colour boards (default: when stdout is a terminal)."
+)
 def play(
     engine: EngineSpec,
     gods: tuple[str, str] | None,
@@ -413,7 +379,9 @@ def play(
     if opening is not None:
         start = Position.from_sps(opening)
         if gods is not None and gods != start.gods:
-            raise click.ClickException(f"--gods {'/'.join(gods)} disagrees with the opening's gods {'/'.join(start.gods)}")
+            raise click.ClickException(
+                f"--gods {'/'.join(gods)} disagrees with the opening's gods {'/'.join(start.gods)}"
+            )
     else:
         start = Position.start(gods or ("mortal", "mortal"))
     human = int(side) - 1
@@ -431,12 +399,13 @@ def play(
         writer = SgnWriter(path)
     except (OSError, RecordError) as exc:
         raise click.ClickException(f"cannot write {path}: {exc}") from None
-    game = _Game(engine, human, setup, start, sys.stdout.isatty() if colour is None else colour)
+    adjudicator = Adjudicator(setup, humans={human})
+    game = _Game(engine, human, adjudicator, sys.stdout.isatty() if colour is None else colour)
     status = 0
     try:
         try:
             trio.run(_session, game)
-        except BaseException as exc:  # noqa: BLE001 - Ctrl-C may arrive wrapped in a group
+        except BaseException as exc:  # Ctrl-C may arrive wrapped in a group
             if not _interrupted(exc):
                 raise
             _say()
@@ -447,10 +416,11 @@ def play(
             if not existed and path.exists() and path.stat().st_size == 0:
                 path.unlink()
             raise click.ClickException(game.failure.detail)
-        outcome = game.outcome
-        if outcome is not None:
+        record = game.record()
+        outcome = adjudicator.outcome
+        if outcome is not None and outcome.winner is not None:
             _say(f"{outcome.result} {{{outcome.reason(game.names)}}}")
-        writer.append(game.record())
+        writer.append(record)
         _say(f"game saved to {path}")
     finally:
         writer.close()

@@ -30,7 +30,6 @@ from .game import (
     REQUIRED_TAGS as REQUIRED_TAGS,
     RESULTS as RESULTS,
     TAG_ORDER as TAG_ORDER,
-    TERMINATIONS as TERMINATIONS,
     GameRecord as GameRecord,
     RecordError as RecordError,
     TurnRecord as TurnRecord,
@@ -50,7 +49,7 @@ from .sgn import (
 
 __all__ = [
     # game
-    "GameRecord", "TurnRecord", "RecordError", "RESULTS", "TERMINATIONS", "REQUIRED_TAGS",
+    "GameRecord", "TurnRecord", "RecordError", "RESULTS", "REQUIRED_TAGS",
     "TAG_ORDER", "MAX_COUNT", "check_tag", "check_text", "clean_text", "start_side_and_turn",
     # sgn
     "SgnError", "MAX_LINE", "format_sgn", "format_sgn_games", "parse_sgn", "iter_sgn",

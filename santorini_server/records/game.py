@@ -21,12 +21,13 @@ import unicodedata
 from dataclasses import dataclass, field, fields
 from typing import Iterable
 
+from ..termination import Termination
+
 __all__ = [
     "RecordError",
     "TurnRecord",
     "GameRecord",
     "RESULTS",
-    "TERMINATIONS",
     "REQUIRED_TAGS",
     "TAG_ORDER",
     "MAX_COUNT",
@@ -49,11 +50,8 @@ class RecordError(ValueError):
 #: Results as written in SGN and in the ``Result`` tag. ``*`` = unfinished or aborted (not scored).
 RESULTS: tuple[str, ...] = ("1-0", "0-1", "*")
 
-#: protocol.md section 5, ``Termination`` values.
-TERMINATIONS: tuple[str, ...] = (
-    "climb", "pan-drop", "no-moves", "resign", "time", "illegal",
-    "crash", "stall", "engine-error", "limit", "aborted",
-)
+#: ``Termination`` values: the tags of :class:`~santorini_server.termination.Termination`.
+_TERMINATION_TAGS: frozenset[str] = frozenset(t.value for t in Termination)
 
 #: Tags every record carries: the ones in protocol.md section 5's sample game. The referee also
 #: writes ``Ruleset`` and ``TerminationDetail``, but the binding sample has neither, so a record
@@ -172,8 +170,8 @@ def _check_tag_value(name: str, value: str) -> None:
     """Syntax of the tags whose meaning this layer relies on (the rest are free text)."""
     if name == "Result" and value not in RESULTS:
         raise RecordError(f"Result must be one of {', '.join(RESULTS)}: {value!r}")
-    if name == "Termination" and value not in TERMINATIONS:
-        raise RecordError(f"Termination must be one of {', '.join(TERMINATIONS)}: {value!r}")
+    if name == "Termination" and value not in _TERMINATION_TAGS:
+        raise RecordError(f"Termination must be one of {', '.join(Termination)}: {value!r}")
     if name == "Start":
         start_side_and_turn(value)
     if name == "Gods" and _GODS_RE.fullmatch(value) is None:
@@ -341,7 +339,7 @@ class GameRecord:
 
     @property
     def termination(self) -> str:
-        """One of :data:`TERMINATIONS`."""
+        """A :class:`~santorini_server.termination.Termination` tag's text."""
         return self._required("Termination")
 
     @property

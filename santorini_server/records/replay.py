@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import MutableMapping
 
 from ..rules import IllegalTurnError, MalformedTurnError, NotationError, Position, Transition, check_matchup, ruleset_of
+from ..termination import WINS_BY_RULE, Termination
 from .game import GameRecord, start_side_and_turn
 
 __all__ = [
@@ -42,10 +43,8 @@ __all__ = [
     "TransitionCache",
 ]
 
-#: Terminations decided by the play itself (the rest are decided by engine behaviour).
-_WIN_TERMINATIONS = ("climb", "pan-drop")
 #: Failures that can also happen at ``newgame``, before the first turn, for either engine.
-_PREGAME_FAILURES = ("crash", "stall", "engine-error")
+_PREGAME_FAILURES = (Termination.CRASH, Termination.STALL, Termination.ENGINE_ERROR)
 
 #: ``(position, turn text) -> Transition``; see :func:`check_record`.
 TransitionCache = MutableMapping[tuple[Position, str], Transition]
@@ -195,14 +194,14 @@ def _result_problem(record: GameRecord, final: Position, last: Transition | None
     """Why the stated result does not follow from the play, or None if it does."""
     result, term = record.result, record.termination
     stated = f"result {result} {term}"
-    if result == "*" or term == "aborted":
-        if result != "*" or term != "aborted":
+    if result == "*" or term == Termination.ABORTED:
+        if result != "*" or term != Termination.ABORTED:
             return f"{stated}: an aborted game has result * and termination aborted"
         if last is not None and last.win:
             return f"{stated} but the last turn ({last.stn}) wins by {last.termination}"
         return None
     winner = 1 if result == "1-0" else 2
-    if term in _WIN_TERMINATIONS:
+    if term in WINS_BY_RULE:
         if last is None or not last.win:
             return f"{stated} but the last turn does not win"
         if last.termination != term:
@@ -214,7 +213,7 @@ def _result_problem(record: GameRecord, final: Position, last: Transition | None
     if last is not None and last.win:
         return f"{stated} but the last turn ({last.stn}) already wins by {last.termination} for player {3 - final.player}"
     loser = 3 - winner
-    if term == "no-moves":
+    if term == Termination.NO_MOVES:
         if not final.is_lost():
             return f"{stated} but player {final.player} to move has a legal turn in {final.sps()}"
         if final.player != loser:

@@ -1,10 +1,9 @@
 """The referee: engines over SEI (trio shell), clocks, one adjudicated game, matches."""
 
+from ..adjudicator import GameReport, GameSetup
 from .engine import Engine, EngineFailure, EngineInfo
 from .engine_spec import BUNDLED_NAMES, EngineSpec, parse_engine_spec
-from .game import GameReport, GameSetup, play_game
-from .outcome import TERMINATIONS, Outcome
-from .timecontrol import Clock, TimeControl, parse_tc
+from .game import play_game
 
 __all__ = [
     "Engine",
@@ -16,9 +15,4 @@ __all__ = [
     "GameReport",
     "GameSetup",
     "play_game",
-    "TERMINATIONS",
-    "Outcome",
-    "Clock",
-    "TimeControl",
-    "parse_tc",
 ]

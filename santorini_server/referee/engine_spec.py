@@ -11,7 +11,7 @@ spec of ``key=value`` tokens, quoted as one argument::
 ``arg=``           one argument, repeatable, in order
 ``dir=``           working directory
 ``option.N=V``     ``setoption name N value V`` after the handshake
-``tc=``            this engine's own time control (``timecontrol.parse_tc`` grammar)
+``tc=``            this engine's own time control (``adjudicator.parse_tc`` grammar)
 ``timemargin=``    ms of lag forgiven before a time loss (default 0)
 ``limit.memory=``  address-space limit for the engine process (``512M``, ``2G``)
 ``limit.cpu=``     CPU-seconds limit for the engine process
@@ -32,7 +32,7 @@ import shlex
 import sys
 from dataclasses import dataclass, replace
 
-from .timecontrol import TimeControl, parse_tc
+from ..adjudicator import TimeControl, parse_tc
 
 __all__ = ["EngineSpec", "parse_engine_spec", "BUNDLED_NAMES", "bundled_argv", "parse_size"]
 

@@ -13,13 +13,12 @@ from typing import Callable
 
 import trio
 
+from ..adjudicator import GameReport, GameSetup, TimeControl
 from ..records import GameRecord, SgnWriter
 from ..stats.standings import format_score_line
 from .engine import EngineFailure
 from .engine_spec import EngineSpec
-from .game import GameReport, GameSetup
 from .slots import EngineSlot, play_or_forfeit
-from .timecontrol import TimeControl
 
 __all__ = ["MatchConfig", "MatchSummary", "run_match"]
 

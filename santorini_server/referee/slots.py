@@ -9,14 +9,14 @@ loses the game it was to play (so one broken entrant cannot stop a run).
 
 from __future__ import annotations
 
-from typing import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 
 import trio
 
+from ..adjudicator import Adjudicator, GameReport, GameSetup
 from .engine import Engine, EngineFailure, IoLog
 from .engine_spec import EngineSpec
-from .game import GameReport, GameSetup, make_record, play_game
-from .outcome import Outcome
+from .game import forfeit, play_game, record_date
 
 __all__ = ["EngineSlot", "EnginePool", "play_or_forfeit", "ENGINES_PER_WORKER"]
 
@@ -89,10 +89,11 @@ async def play_or_forfeit(
     why); the game then has no turns.
     """
     started: list[Engine] = []
-    for side, get in enumerate(engines):
+    for seat, get in enumerate(engines):
         try:
             started.append(await get())
         except EngineFailure as failure:
-            outcome = Outcome(2 - side, failure.kind, failure.detail)
-            return GameReport(outcome, make_record(setup, names, outcome), None)
+            adjudicator = Adjudicator(setup)
+            forfeit(adjudicator, seat, failure)
+            return adjudicator.report(names, date=record_date())
     return await play_game((started[0], started[1]), setup)

@@ -18,6 +18,7 @@ import re
 from dataclasses import dataclass, fields
 from typing import Literal, TypeAlias
 
+from ..termination import Termination
 from .errors import MAX_QUOTE_LENGTH, LocalProtocolError, quote
 
 __all__ = [
@@ -63,12 +64,10 @@ TOKEN_RE = re.compile(r"[!-~]+")
 _TEXT_RE = re.compile(r"[!-~]+(?: [!-~]+)*")
 #: UCI option types (protocol.md 4.1: "option ... UCI syntax and types").
 OPTION_TYPES = frozenset({"check", "spin", "combo", "button", "string"})
-#: Reasons a ``result`` notice may carry: the termination tags of protocol.md section 5 that
-#: decide a winner.  ``aborted`` is absent on purpose: an aborted game has no winner, so no
-#: ``result`` line is sent (decision, see SPEC.md SEI section).
-RESULT_REASONS = frozenset(
-    {"climb", "pan-drop", "no-moves", "resign", "time", "illegal", "crash", "stall", "engine-error", "limit"}
-)
+#: Reasons a ``result`` notice may carry: the termination tags that decide a winner.  ``aborted``
+#: is absent on purpose: an aborted game has no winner, so no ``result`` line is sent (decision,
+#: see SPEC.md SEI section).
+RESULT_REASONS: frozenset[str] = frozenset(t.value for t in Termination if t.decisive)
 
 
 # --------------------------------------------------------------------------------------------

@@ -14,8 +14,8 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from ..adjudicator import TimeControl, parse_tc
 from ..referee.engine_spec import EngineSpec, parse_engine_spec
-from ..referee.timecontrol import TimeControl, parse_tc
 from ..rules import NotationError, parse_sps
 from ..stats.sprt import SprtConfig
 from .schedule import ScheduledGame, build_schedule, parse_gods_list

@@ -20,12 +20,12 @@ from typing import Callable, Protocol
 
 import trio
 
+from ..adjudicator import GameSetup, Outcome
 from ..records import GameRecord
-from ..referee.game import GameSetup
-from ..referee.outcome import Outcome
 from ..referee.slots import EnginePool, play_or_forfeit
 from ..stats.sprt import SprtStatus, format_llr_line, format_sprt_result, llr_pentanomial, sprt_status
 from ..stats.standings import Standings
+from ..termination import Termination
 from .config import TournamentConfig
 from .output import TournamentFiles
 from .schedule import ScheduledGame
@@ -267,9 +267,17 @@ def standings_block(config: TournamentConfig, standings: Standings) -> str:
     return text + "\n" + termination_table(standings, names)
 
 
+#: The losses table's columns: every tag an engine loses by other than the opponent's winning turn,
+#: the engine failures first (what a tester looks for).
+LOSS_COLUMNS = (
+    Termination.TIME, Termination.ILLEGAL, Termination.CRASH, Termination.STALL, Termination.ENGINE_ERROR,
+    Termination.LIMIT, Termination.RESIGN, Termination.NO_MOVES,
+)
+
+
 def termination_table(standings: Standings, names: list[str]) -> str:
     """Per-engine losses by termination tag (time, illegal, crash, stall...), then wins."""
-    tags = ["time", "illegal", "crash", "stall", "engine-error", "resign", "no-moves"]
+    tags = [t.value for t in LOSS_COLUMNS]
     width = max(len(n) for n in names + ["Engine"])
     lines = [f"{'Engine':<{width}}  {'W':>5} {'L':>5}  losses: " + " ".join(f"{t:>12}" for t in tags)]
     for name in names:

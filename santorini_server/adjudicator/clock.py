@@ -15,7 +15,7 @@ several parts joined by ``,``:
 ``inf``                no clock at all (only with depth/nodes, or for analysis)
 =====================  =====================================================================
 
-Clock rule (protocol.md 4.3): the elapsed time of a turn is charged to the mover, then the
+Clock rule (SPEC.md, "Clocks"): the elapsed time of a turn is charged to the mover, then the
 increment is added (placement turns included); the mover loses on time when its clock would go
 below ``-timemargin``.  In ``movetime`` mode the turn loses when it takes longer than
 ``movetime + timemargin``.
@@ -34,7 +34,9 @@ __all__ = ["TimeControl", "Clock", "parse_tc", "DEFAULT_HARD_DEADLINE_MS"]
 DEFAULT_HARD_DEADLINE_MS = 60_000
 
 _NUMBER = r"(?:\d+(?:\.\d*)?|\.\d+)"
-_CLOCK_RE = re.compile(rf"(?:(?P<moves>[1-9]\d*)/)?(?P<base>{_NUMBER}|\d+:\d{{1,2}}(?:\.\d*)?)(?:\+(?P<inc>{_NUMBER}))?")
+_CLOCK_RE = re.compile(
+    rf"(?:(?P<moves>[1-9]\d*)/)?(?P<base>{_NUMBER}|\d+:\d{{1,2}}(?:\.\d*)?)(?:\+(?P<inc>{_NUMBER}))?"
+)
 
 
 def _seconds(text: str) -> float:
@@ -45,7 +47,7 @@ def _seconds(text: str) -> float:
 
 
 def _ms(seconds: float) -> int:
-    return int(round(seconds * 1000))
+    return round(seconds * 1000)
 
 
 @dataclass(frozen=True, slots=True)

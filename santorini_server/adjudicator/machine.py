@@ -1,0 +1,237 @@
+"""The game adjudicator: one pure state machine that rules every game, whoever drives it.
+
+Theory of operation (h11's ``Connection``, for a game instead of a connection).  The
+:class:`Adjudicator` holds the position, both clocks (as numbers: it never reads the time),
+the seats, the turns played and the outcome.  A driver -- the match and tournament loop, the
+Dask worker, ``santorini play``, ``santorini check``, a server -- does the I/O and nothing else::
+
+    step = adjudicator.next_request()
+    while isinstance(step, Request):
+        ...send step.position and step.go to seat step.seat, wait at most step.allowance_ms...
+        step = adjudicator.receive(Answer(turn=..., elapsed_ms=..., info=...))  # or another event
+    outcome = step
+
+Every decision lives here, once: a side with no complete turn loses before it is asked
+(``no-moves``); a reply is charged to the mover's clock first and then judged (SPEC.md,
+"Faulty engines": "Order of checks on a reply: the clock first, then the ``bestmove``.  A turn
+that is both late and illegal loses on ``time``"); a resignation, a malformed or illegal turn,
+a missed deadline and an engine failure each end the game with one wording of their detail
+(the one tools parse, see :meth:`Outcome.reason`).
+
+A person's seat (``humans=``) differs in two ways only: its clock is charged and recorded but
+never enforced, and a turn it types that is malformed or illegal is not a loss -- ``receive``
+raises the rules' :class:`~santorini_server.rules.NotationError` and nothing changes, so the
+driver can say why and ask again.
+
+States: *ready* (no turn asked for), *asking* (a :class:`Request` is out), *over* (an
+:class:`Outcome`).  ``next_request`` moves ready to asking (or over, for ``no-moves``) and
+repeats the outstanding request while asking; a turn event (:class:`Answer`,
+:class:`Resignation`, :class:`NoReply`) is accepted only while asking; :class:`Forfeit` and
+:class:`Abort` are accepted at any time before the end.  Anything after the end, or a turn event
+with no request out, is the driver's bug: :class:`AdjudicationError`, and nothing changes.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Collection
+from dataclasses import dataclass
+
+from ..records import GameRecord, TurnRecord
+from ..rules import IllegalTurnError, MalformedTurnError, Position
+from ..sei.messages import Go, Info
+from ..sei.messages import Position as PositionCommand
+from ..termination import Termination
+from .clock import Clock
+from .events import Abort, Answer, Event, Forfeit, NoReply, Request, Resignation
+from .outcome import Outcome
+from .record import UNKNOWN_DATE, cut_detail, make_record, turn_record
+from .setup import GameSetup
+
+__all__ = ["Adjudicator", "AdjudicationError", "GameReport"]
+
+
+class AdjudicationError(RuntimeError):
+    """The driver gave an event the game's state does not accept (a bug in the driver)."""
+
+
+@dataclass(frozen=True)
+class GameReport:
+    """The finished game: its outcome, its record, and what the engines' clocks said."""
+
+    outcome: Outcome
+    record: GameRecord
+    final_position: Position
+    """Where the game ended (the start, for a game forfeited before its first turn)."""
+    engine_seconds: float = 0.0
+    """Sum of the engines' answered thinking times (for overhead measurements)."""
+
+    @property
+    def final_sps(self) -> str:
+        """The final position's SPS, formatted on demand."""
+        return self.final_position.sps()
+
+
+class Adjudicator:
+    """One game's referee, without I/O (see the module docstring for the protocol).
+
+    Args:
+        setup: gods or opening, time controls and margins, and the record's tags.
+        humans: seats (0 for player 1, 1 for player 2) played by a person.
+        clocks: start from these clocks instead of full ones (they are charged in place), e.g.
+            to judge one turn of a position with given times left.
+    """
+
+    def __init__(
+        self, setup: GameSetup, *, humans: Collection[int] = (), clocks: tuple[Clock, Clock] | None = None
+    ) -> None:
+        self.setup = setup
+        self.humans = frozenset(humans)
+        self.clocks = clocks or (Clock(setup.tcs[0], setup.margins[0]), Clock(setup.tcs[1], setup.margins[1]))
+        self._position = Position.from_sps(setup.opening) if setup.opening else Position.start(setup.gods)
+        self._moves: list[str] = []
+        # each checked turn's facts (canonical STN, ms charged, telemetry); records are made at the end
+        self._played: list[tuple[str, int, Info | None]] = []
+        self._request: Request | None = None
+        self._outcome: Outcome | None = None
+        self._engine_seconds = 0.0
+
+    # --- state ------------------------------------------------------------------------------
+
+    @property
+    def position(self) -> Position:
+        """The position now (before the outstanding request's turn)."""
+        return self._position
+
+    @property
+    def moves(self) -> tuple[str, ...]:
+        """The canonical turns played so far, from the start."""
+        return tuple(self._moves)
+
+    @property
+    def turns(self) -> tuple[TurnRecord, ...]:
+        """The turns played so far as the record holds them (time charged, engine telemetry)."""
+        return tuple(turn_record(stn, ms, info) for stn, ms, info in self._played)
+
+    @property
+    def outcome(self) -> Outcome | None:
+        """How the game ended, or None while it goes on."""
+        return self._outcome
+
+    # --- the protocol -----------------------------------------------------------------------
+
+    def next_request(self) -> Request | Outcome:
+        """What to ask the mover for (the same request until it is answered), or the outcome."""
+        if self._outcome is not None:
+            return self._outcome
+        if self._request is not None:
+            return self._request
+        pos = self._position
+        if pos.is_lost():
+            return self._lose(pos.to_move, Termination.NO_MOVES, f"player {pos.player} has no complete turn")
+        seat = pos.to_move
+        self._request = Request(
+            seat=seat,
+            position=PositionCommand(sps=self.setup.opening, moves=tuple(self._moves)),
+            go=self._go(seat),
+            allowance_ms=math.inf if seat in self.humans else self.clocks[seat].allowance_ms(),
+        )
+        return self._request
+
+    def receive(self, event: Event) -> Request | Outcome:
+        """Rule on what the driver observed; return the next request or the outcome.
+
+        Raises:
+            AdjudicationError: the event does not fit the state (nothing changes).
+            MalformedTurnError, IllegalTurnError: a person's :class:`Answer` is not a legal
+                turn (nothing changes; ask again).
+        """
+        if self._outcome is not None:
+            raise AdjudicationError(f"the game is over ({self._outcome.termination}): {event!r} came too late")
+        if isinstance(event, Forfeit):
+            if event.seat not in (0, 1):
+                raise AdjudicationError(f"no seat {event.seat} (0 is player 1, 1 is player 2): {event!r}")
+            return self._end(Outcome(2 - event.seat, event.kind, cut_detail(event.detail)))
+        if isinstance(event, Abort):
+            return self._end(Outcome(None, Termination.ABORTED, event.detail))
+        request = self._request
+        if request is None:
+            raise AdjudicationError(f"no turn was asked for: {event!r}")
+        seat = request.seat
+        human = seat in self.humans
+        if isinstance(event, NoReply):
+            if human:
+                raise AdjudicationError("a person's turn has no deadline")
+            over = self.clocks[seat].charge(event.elapsed_ms) or 0.0
+            return self._lose(seat, Termination.TIME, f"by {max(1, math.ceil(over))} ms (no reply by the deadline)")
+        transition = None
+        if human and isinstance(event, Answer):
+            transition = self._position.play(event.turn)  # raises for a mistyped turn: ask again
+        # the clock first, then the answer
+        overrun = self.clocks[seat].charge(event.elapsed_ms)
+        if not human:
+            self._engine_seconds += event.elapsed_ms / 1000
+            if overrun is not None:
+                return self._lose(seat, Termination.TIME, f"by {math.ceil(overrun)} ms")
+        if isinstance(event, Resignation):
+            return self._lose(seat, Termination.RESIGN, "the human resigned" if human else "bestmove resign")
+        if transition is None:
+            try:
+                transition = self._position.play(event.turn)
+            except MalformedTurnError:
+                return self._lose(seat, Termination.ILLEGAL, "malformed " + cut_detail(repr(event.turn)))
+            except IllegalTurnError:
+                return self._lose(seat, Termination.ILLEGAL, cut_detail(repr(event.turn)))
+        self._played.append((transition.stn, round(event.elapsed_ms), event.info))
+        self._moves.append(transition.stn)
+        self._position = transition.position
+        self._request = None
+        if transition.win:
+            tag = transition.termination
+            assert tag is not None  # every winning turn says how it wins
+            return self._end(Outcome(seat + 1, Termination(tag)))
+        return self.next_request()
+
+    # --- the finished game ------------------------------------------------------------------
+
+    def record(self, names: tuple[str, str], *, date: str = UNKNOWN_DATE) -> GameRecord:
+        """The finished game's record, with ``names`` as Player1 and Player2 and ``date``
+        (``YYYY.MM.DD``) as its Date tag.
+
+        Raises:
+            AdjudicationError: the game is not over (abort it first).
+        """
+        if self._outcome is None:
+            raise AdjudicationError("the game is not over: no record yet (send Abort to stop it)")
+        return make_record(self.setup, names, self._outcome, self.turns, date=date)
+
+    def report(self, names: tuple[str, str], *, date: str = UNKNOWN_DATE) -> GameReport:
+        """The finished game's :class:`GameReport` (raises as :meth:`record` does)."""
+        record = self.record(names, date=date)
+        assert self._outcome is not None
+        return GameReport(self._outcome, record, self._position, self._engine_seconds)
+
+    # --- helpers ----------------------------------------------------------------------------
+
+    def _go(self, seat: int) -> Go:
+        """The ``go`` line: both clocks (never negative on the wire) and the mover's own limits."""
+        c1, c2 = self.clocks
+        tc = self.clocks[seat].tc
+        return Go(
+            p1time=c1.wire_ms,
+            p2time=c2.wire_ms,
+            p1inc=c1.tc.inc_ms if c1.tc.base_ms is not None else None,
+            p2inc=c2.tc.inc_ms if c2.tc.base_ms is not None else None,
+            movestogo=self.clocks[seat].movestogo,
+            movetime=tc.movetime_ms,
+            depth=tc.depth,
+            nodes=tc.nodes,
+        )
+
+    def _lose(self, seat: int, termination: Termination, detail: str) -> Outcome:
+        return self._end(Outcome(2 - seat, termination, detail))
+
+    def _end(self, outcome: Outcome) -> Outcome:
+        self._outcome = outcome
+        self._request = None
+        return outcome
