@@ -17,8 +17,18 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from santorini_server.notation import NotationError, parse_sps, parse_stn
-from santorini_server.records import GameRecord, RecordError, TurnRecord, format_sgn, parse_sgn
-from santorini_server.records.archive import ArchiveError, decode_record, encode_frame, encode_record, scan_archive
+from santorini_server.records import (
+    ArchiveError,
+    GameRecord,
+    RecordError,
+    TurnRecord,
+    decode_record,
+    encode_frame,
+    encode_record,
+    format_sgn,
+    parse_sgn,
+    scan_archive,
+)
 from santorini_server.referee import parse_engine_spec, parse_tc
 from santorini_server.rules import Position
 from santorini_server.sei import EOF, NEED_DATA, Go, RemoteProtocolError, Sei, SeiConnection

@@ -7,6 +7,7 @@ import io
 import json
 import os
 import pathlib
+import re
 import struct
 import zlib
 
@@ -426,28 +427,48 @@ def test_frame_layout() -> None:
 @pytest.mark.parametrize(
     "obj, fragment",
     [
-        ([1, 2], "not a map"),
-        ({"v": 2, "tags": [], "turns": []}, "unsupported payload version 2"),
-        ({"v": True, "tags": [], "turns": []}, "unsupported payload version True"),
-        ({"v": 1, "tags": {"Event": "x"}, "turns": []}, "'tags' must be"),
-        ({"v": 1, "tags": [["Event", "x", "y"]], "turns": []}, "'tags' must be"),
+        ([1, 2], "Expected `object`, got `array`"),
+        ({"v": 2, "tags": [], "turns": []}, "Invalid enum value 2 - at `$.v`"),
+        ({"v": True, "tags": [], "turns": []}, "Expected `int`, got `bool` - at `$.v`"),
+        ({"tags": [], "turns": []}, "missing required field `v`"),
+        ({"v": 1, "tags": {"Event": "x"}, "turns": []}, "Expected `array`, got `object` - at `$.tags`"),
+        ({"v": 1, "tags": [["Event", "x", "y"]], "turns": []}, "length 2, got 3 - at `$.tags[0]`"),
+        ({"v": 1, "tags": [["Event", 7]], "turns": []}, "Expected `str`, got `int` - at `$.tags[0][1]`"),
         ({"v": 1, "tags": [], "turns": []}, "missing required tag"),
-        ({"v": 1, "tags": "TAGS", "turns": [[]]}, "'tags' must be"),
+        ({"v": 1, "tags": "TAGS", "turns": [[]]}, "at `$.tags`"),
     ],
 )
 def test_decode_rejects_bad_payloads(obj: object, fragment: str) -> None:
-    with pytest.raises(ArchiveError, match=fragment):
+    """Schema errors are one line naming the field (the path into the payload)."""
+    with pytest.raises(ArchiveError, match=re.escape(fragment)) as info:
+        decode_record(msgpack.packb(obj))
+    assert "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize(
+    "bad, fragment",
+    [
+        ([], "at least length 1, got 0 - at `$.turns[0]`"),
+        (["b3,d3", 1, "2", 3, 4, "c", 6], "at most length 6, got 7 - at `$.turns[0]`"),
+        (["b3,d3", "5"], "Expected `int | null`, got `str` - at `$.turns[0][1]`"),
+        (["b3,d3", None, 21], "Expected `str | null`, got `int` - at `$.turns[0][2]`"),
+        ([5], "Expected `str`, got `int` - at `$.turns[0][0]`"),
+        (["b3,d3", -1], "time_ms must be None or an int"),
+        (["b3,d3", 2**64 - 1], "time_ms must be None or an int"),
+    ],
+)
+def test_decode_rejects_bad_turns(bad: list[object], fragment: str) -> None:
+    obj = msgpack.unpackb(encode_record(make_record()))
+    obj["turns"] = [bad]
+    with pytest.raises(ArchiveError, match=re.escape(fragment)):
         decode_record(msgpack.packb(obj))
 
 
-def test_decode_rejects_bad_turns() -> None:
-    obj = msgpack.unpackb(encode_record(make_record()))
-    for bad in ([], ["b3,d3", 1, 2, 3, 4, 5, 6], ["b3,d3", "5"], ["b3,d3", None, 21], [5]):
-        obj["turns"] = [bad]
-        with pytest.raises(ArchiveError):
-            decode_record(msgpack.packb(obj))
+def test_decode_rejects_what_is_not_msgpack() -> None:
     with pytest.raises(ArchiveError, match="not msgpack"):
         decode_record(b"\xc1")
+    with pytest.raises(ArchiveError, match="not msgpack"):
+        decode_record(encode_record(make_record()) + b"\x00")  # trailing bytes
 
 
 @settings(max_examples=150, deadline=None)
@@ -522,7 +543,7 @@ def test_unreadable_payload_is_reported_not_fatal() -> None:
     items = list(scan_archive(FRAMES[0] + future + FRAMES[1]))
     assert items[0] == THREE[0] and items[2] == THREE[1]
     assert items[1] == CorruptFrame(len(FRAMES[0]), len(future), items[1].reason)
-    assert "unsupported payload version 2" in items[1].reason
+    assert "not a version-1 game record: Invalid enum value 2 - at `$.v`" in items[1].reason
 
 
 def test_corrupt_length_is_not_mistaken_for_a_truncated_tail() -> None:
