@@ -22,6 +22,7 @@ from __future__ import annotations
 from typing import Any, Literal
 
 import msgspec
+from msgspec.structs import astuple
 
 from .frames import ArchiveError
 from .game import GameRecord, RecordError, TurnRecord
@@ -80,9 +81,6 @@ def decode_record(payload: bytes) -> GameRecord:
     except msgspec.DecodeError as e:
         raise ArchiveError(f"payload is not msgpack: {e}") from None
     try:
-        return GameRecord(
-            tuple(obj.tags),
-            tuple(TurnRecord(t.turn, t.time_ms, t.score, t.depth, t.nodes, t.comment) for t in obj.turns),
-        )
+        return GameRecord(tuple(obj.tags), tuple([TurnRecord(*astuple(t)) for t in obj.turns]))
     except RecordError as e:
         raise ArchiveError(f"payload is not a valid record: {e}") from None
