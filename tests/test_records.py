@@ -26,6 +26,7 @@ from santorini_server.records import (
     TERMINATIONS,
     ArchiveError,
     ArchiveWriter,
+    Conversion,
     CorruptFrame,
     GameRecord,
     RecordError,
@@ -34,16 +35,21 @@ from santorini_server.records import (
     SgnWriter,
     TurnRecord,
     archive_to_sgn,
+    atomic_file,
     clean_text,
+    convert_records,
     decode_record,
+    detect_format,
     encode_frame,
     encode_record,
+    format_of_name,
     format_sgn,
     format_sgn_games,
     iter_archive,
     iter_sgn,
     parse_sgn,
     read_archive,
+    record_bytes,
     result_summary,
     scan_archive,
     sgn_to_archive,
@@ -425,7 +431,7 @@ def test_frame_layout() -> None:
 
 
 @pytest.mark.parametrize(
-    "obj, fragment",
+    ("obj", "fragment"),
     [
         ([1, 2], "Expected `object`, got `array`"),
         ({"v": 2, "tags": [], "turns": []}, "Invalid enum value 2 - at `$.v`"),
@@ -446,7 +452,7 @@ def test_decode_rejects_bad_payloads(obj: object, fragment: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "bad, fragment",
+    ("bad", "fragment"),
     [
         ([], "at least length 1, got 0 - at `$.turns[0]`"),
         (["b3,d3", 1, "2", 3, 4, "c", 6], "at most length 6, got 7 - at `$.turns[0]`"),
@@ -791,6 +797,52 @@ def test_archive_to_sgn_refuses_damage_unless_told() -> None:
     out = io.StringIO()
     assert archive_to_sgn(io.BytesIO(damaged), out, on_corrupt=seen.append) == 2
     assert parse_sgn(out.getvalue()) == THREE[:2] and len(seen) == 1 and seen[0].truncated
+
+
+def test_record_files_are_told_apart_by_content() -> None:
+    assert detect_format(ARCHIVE) == "msgpack"
+    assert detect_format(SAMPLE.encode()) == detect_format(b"") == "sgn"
+    damaged_first = b"\xff" + ARCHIVE[1:]  # the first frame's magic is gone, the rest is not text
+    assert detect_format(damaged_first) == "msgpack"
+    text_with_magic = SAMPLE.replace("local", "\u0249SGR").encode()  # UTF-8 c9 89 53 47 52
+    assert MAGIC in text_with_magic and detect_format(text_with_magic) == "sgn"
+    names = ("a/games.SGN", "x.msgpack", "x.txt")
+    assert [format_of_name(name) for name in names] == ["sgn", "msgpack", None]
+
+
+def test_convert_records_either_way_and_what_it_skipped() -> None:
+    out = io.BytesIO()
+    done = convert_records(format_sgn_games(THREE).encode(), out, "msgpack")
+    assert done == Conversion(3, (), None) and out.getvalue() == ARCHIVE
+    seen: list[CorruptFrame] = []
+    out = io.BytesIO()
+    done = convert_records(ARCHIVE[:-3], out, "sgn", on_corrupt=seen.append)
+    assert done.games == 2 and done.error is None and done.damaged == tuple(seen) and seen[0].truncated
+    assert out.getvalue().decode() == format_sgn_games(THREE[:2])
+    broken = format_sgn_games(THREE[:2]) + "[Event \"x\n"
+    out = io.BytesIO()
+    done = convert_records(broken.encode(), out, "msgpack")
+    assert done.games == 2 and done.damaged == () and isinstance(done.error, SgnError)
+    assert out.getvalue() == b"".join(FRAMES[:2])  # the games before the error are kept
+    assert record_bytes(THREE[0], "msgpack") == FRAMES[0]
+    assert record_bytes(THREE[0], "sgn") == (format_sgn(THREE[0]) + "\n").encode()
+
+
+def test_atomic_file_replaces_whole_or_not_at_all(tmp_path: pathlib.Path) -> None:
+    path = tmp_path / "out.sgn"
+    path.write_text("old")
+    def interrupted_write() -> None:
+        with atomic_file(path) as f:
+            f.write(b"half")
+            raise RuntimeError("interrupted")
+
+    with pytest.raises(RuntimeError):
+        interrupted_write()
+    assert path.read_text() == "old" and sorted(p.name for p in tmp_path.iterdir()) == ["out.sgn"]
+    with atomic_file(path) as f:
+        f.write(b"new")
+        assert path.read_text() == "old"  # nothing visible before the block completes
+    assert path.read_text() == "new" and sorted(p.name for p in tmp_path.iterdir()) == ["out.sgn"]
 
 
 # --- layering ----------------------------------------------------------------------------------

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import io
 import os
 import pty
 import select
@@ -18,6 +19,7 @@ from santorini_server.cli import main
 from santorini_server.records import (
     GameRecord,
     TurnRecord,
+    convert_records,
     encode_frame,
     format_sgn_games,
     parse_sgn,
@@ -377,6 +379,34 @@ def test_convert_skips_damage_with_a_warning_and_exit_1(files: dict[str, Path], 
     assert err.count("warning: ") == 2
     assert parse_sgn(dest.read_text()) == [three_games()[0], three_games()[2]]
     assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_convert_writes_what_the_library_conversion_writes(files: dict[str, Path], tmp_path: Path) -> None:
+    for source, dest in [(files["mixed"], tmp_path / "a.msgpack"), (files["damaged"], tmp_path / "b.sgn")]:
+        invoke("convert", str(source), str(dest))
+        library = io.BytesIO()
+        convert_records(source.read_bytes(), library, "msgpack" if dest.suffix == ".msgpack" else "sgn")
+        assert dest.read_bytes() == library.getvalue()
+
+
+def test_convert_keeps_the_games_before_malformed_sgn(tmp_path: Path) -> None:
+    broken = tmp_path / "broken.sgn"
+    broken.write_text(SAMPLE + "\n" + SAMPLE.replace("2. b3-b4+c5", "2. b3-b4+c5 {oops"))
+    dest = tmp_path / "kept.msgpack"
+    code, out, err = invoke("convert", str(broken), str(dest))
+    assert code == 1 and out == f"converted 1 game to {dest} (msgpack)\n"
+    assert err.startswith(f"error: {broken}: line 30, column 28: '{{' inside a comment") and err.count("\n") == 1
+    assert read_archive(dest) == ([sample()], [])
+
+
+def test_convert_in_place_with_force(files: dict[str, Path], tmp_path: Path) -> None:
+    archive = tmp_path / "games.msgpack"
+    assert invoke("convert", str(files["mixed"]), str(archive))[0] == 0
+    before = archive.read_bytes()
+    code, _, _ = invoke("convert", str(archive), str(archive), "--force")
+    assert code == 0 and archive.read_bytes() == before  # read through its map, then replaced
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["games.msgpack", "good.sgn", "mixed.sgn",
+                                                                 "damaged.msgpack"])
 
 
 def test_bad_input_gives_one_line_errors_without_tracebacks(files: dict[str, Path], tmp_path: Path) -> None:
