@@ -233,6 +233,8 @@ def test_resume_accepts_only_how_to_run_flags(tmp_path: Path) -> None:
         ('engines = ["random", 3]\n', "Expected `str`, got `int` - at `$.engines[1]`"),
         ("ping = 1\n", "Expected `bool`, got `int` - at `$.ping`"),
         ("bogus = 1\n", "unknown setting(s) bogus (known: "),
+        ("rounds = 0\n", "rounds: 0 is not in the range x>=1."),  # the flag's own check
+        ('format = "swiss"\n', "format: 'swiss' is not one of 'round-robin', 'gauntlet'."),
     ],
 )
 def test_an_ill_typed_config_file_is_one_line_naming_the_field(tmp_path: Path, toml: str, fragment: str) -> None:

@@ -142,7 +142,17 @@ def _read_config(ctx: click.Context, param: click.Parameter, path: Path | None) 
         values = load_toml(path)
     except ValueError as exc:
         raise click.ClickException(str(exc)) from None
-    defaults = {PARAM_OF_SETTING.get(k, k): v for k, v in values.items() if k in FLAG_SETTINGS}
+    params = {p.name: p for p in ctx.command.params}
+    defaults = {}
+    for name, value in values.items():
+        if name not in FLAG_SETTINGS:
+            continue
+        flag = params[PARAM_OF_SETTING.get(name, name)]
+        try:  # the flag's own checks (ranges, choices), reported against the file
+            flag.type_cast_value(ctx, value)
+        except click.BadParameter as exc:
+            raise click.ClickException(f"{path}: {name}: {exc.message}") from None
+        defaults[flag.name] = value
     ctx.default_map = {**(ctx.default_map or {}), **defaults}
     return values
 
