@@ -12,6 +12,7 @@ import sys
 import time
 from pathlib import Path
 
+import msgpack
 import pytest
 from click.testing import CliRunner
 
@@ -21,6 +22,8 @@ from santorini_server.records import (
     TurnRecord,
     convert_records,
     encode_frame,
+    encode_record,
+    frame_payload,
     format_sgn_games,
     parse_sgn,
     read_archive,
@@ -407,6 +410,22 @@ def test_convert_in_place_with_force(files: dict[str, Path], tmp_path: Path) -> 
     assert code == 0 and archive.read_bytes() == before  # read through its map, then replaced
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["games.msgpack", "good.sgn", "mixed.sgn",
                                                                  "damaged.msgpack"])
+
+
+def test_an_ill_typed_payload_is_one_warning_naming_the_field(tmp_path: Path) -> None:
+    """A frame whose checksums pass but whose payload breaks the schema (a writer's bug)."""
+    obj = msgpack.unpackb(encode_record(sample()))
+    obj["turns"][2] = ["b3-b4+c5", "870"]  # time_ms as text
+    bad = frame_payload(msgpack.packb(obj))
+    path = tmp_path / "games.msgpack"
+    path.write_bytes(encode_frame(sample()) + bad + encode_frame(sample()))
+    expected = (f"warning: damaged region at byte {len(encode_frame(sample()))} ({len(bad)} bytes) skipped: "
+                "unreadable payload: payload is not a version-1 game record: "
+                "Expected `int | null`, got `str` - at `$.turns[2][1]`\n")
+    for args in (("replay", "--check", str(path)), ("convert", str(path), str(tmp_path / "out.sgn"))):
+        proc = run(*args, cwd=ROOT)
+        assert proc.returncode == 1 and proc.stderr == expected, (args, proc.stderr)
+    assert len(parse_sgn((tmp_path / "out.sgn").read_text())) == 2
 
 
 def test_bad_input_gives_one_line_errors_without_tracebacks(files: dict[str, Path], tmp_path: Path) -> None:
