@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import io
+import itertools
 import json
 import os
 import pathlib
@@ -75,11 +76,11 @@ SAMPLE = """\
 10. c5-b5 {win/1} 1-0
 """
 
-SAMPLE_TURNS = (
-    "b3,d3 c2,c4 b3-b4+c5 c4-c5+b5 b4-b5+a5 c5-d5+e5 b5-c4+c5 d5-e5+e4 c4-b5+c4 c2-b2+b3 "
-    "d3-c4+d5 b2-b3+a2 b5-c5+b5 b3-c2+b2 c4-b5+a4 c2-b2+a1 b5-c4+b5 b2-c2+c3 c5-b5"
-).split()
-
+SAMPLE_TURNS = [
+    "b3,d3", "c2,c4", "b3-b4+c5", "c4-c5+b5", "b4-b5+a5", "c5-d5+e5", "b5-c4+c5", "d5-e5+e4", "c4-b5+c4",
+    "c2-b2+b3", "d3-c4+d5", "b2-b3+a2", "b5-c5+b5", "b3-c2+b2", "c4-b5+a4", "c2-b2+a1", "b5-c4+b5",
+    "b2-c2+c3", "c5-b5",
+]
 
 def make_record(**overrides: object) -> GameRecord:
     """A record as the referee writes it, with every kind of telemetry."""
@@ -119,7 +120,9 @@ stn_turns = st.one_of(
     st.from_regex(r"[A-Za-z0-9+,\-]{0,6}[A-Za-z][A-Za-z0-9+,\-]{0,6}", fullmatch=True),
 )
 counts = st.one_of(st.none(), st.integers(0, 10**6), st.just(MAX_COUNT), st.integers(0, MAX_COUNT))
-scores = st.one_of(st.none(), st.from_regex(r"[+-]?(?:win/(?:0|[1-9][0-9]{0,3})|(?:0|[1-9][0-9]{0,5}))", fullmatch=True))
+scores = st.one_of(
+    st.none(), st.from_regex(r"[+-]?(?:win/(?:0|[1-9][0-9]{0,3})|(?:0|[1-9][0-9]{0,5}))", fullmatch=True)
+)
 turn_records = st.builds(
     TurnRecord, stn_turns, counts, scores, counts, counts, st.one_of(st.none(), notes, tricky_notes)
 )
@@ -173,7 +176,7 @@ def test_record_properties_and_build_order() -> None:
 
 
 @pytest.mark.parametrize(
-    "kwargs, fragment",
+    ("kwargs", "fragment"),
     [
         (dict(turn="b3 c3"), "one token"),
         (dict(turn="1-0"), "holding a letter"),
@@ -194,7 +197,7 @@ def test_turn_record_rejects(kwargs: dict[str, object], fragment: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "override, fragment",
+    ("override", "fragment"),
     [
         (dict(result="1/2-1/2"), "Result must be"),
         (dict(termination="adjudication"), "Termination must be"),
@@ -214,7 +217,7 @@ def test_game_record_rejects(override: dict[str, object], fragment: str) -> None
 
 def test_missing_required_tag() -> None:
     tags = tuple((n, v) for n, v in make_record().tags if n != "TimeControl")
-    with pytest.raises(RecordError, match="missing required tag.*TimeControl"):
+    with pytest.raises(RecordError, match=r"missing required tag.*TimeControl"):
         GameRecord(tags)
 
 
@@ -256,7 +259,7 @@ def test_hand_record_formats_as_documented() -> None:
 
 
 @pytest.mark.parametrize(
-    "turn, comment",
+    ("turn", "comment"),
     [
         (TurnRecord("a1-a2", time_ms=870), "{0.87s}"),
         (TurnRecord("a1-a2", time_ms=1234), "{1.234s}"),
@@ -303,7 +306,7 @@ def test_lenient_input_is_accepted() -> None:
 def test_lines_wrap_by_full_turn() -> None:
     turns = tuple(TurnRecord(t, 1000 + i, "+1", 2, 10**12) for i, t in enumerate(SAMPLE_TURNS))
     long_note = TurnRecord("c5-b5", comment="x" * 100)
-    record = make_record(turns=turns[:-1] + (long_note,), result="1-0", termination="climb")
+    record = make_record(turns=(*turns[:-1], long_note), result="1-0", termination="climb")
     movetext = format_sgn(record).split("\n\n")[1].splitlines()
     assert all(len(line) <= MAX_LINE or line == "{" + "x" * 100 + "}" for line in movetext), movetext
     # a full turn is split only between half turns, a turn never from its comment
@@ -334,7 +337,7 @@ HEAD = SAMPLE.split("\n\n")[0] + "\n\n"  # 12 lines of tags and the blank line; 
 
 
 @pytest.mark.parametrize(
-    "text, line, column, fragment",
+    ("text", "line", "column", "fragment"),
     [
         ('[Event "SEI ladder]\n', 1, 8, "unterminated tag value"),
         ('[Event "SEI ladder"\n', 1, 20, "missing ']'"),
@@ -576,9 +579,9 @@ def test_fuzz_archive_reader(noise: bytes, splice_at: list[int]) -> None:
         regions = [(i.offset, i.length) for i in items if isinstance(i, CorruptFrame)]
         assert all(length > 0 for _, length in regions)
         assert regions == sorted(regions)
-        assert all(a + la <= b for (a, la), (b, _) in zip(regions, regions[1:]))
+        assert all(a + la <= b for (a, la), (b, _) in itertools.pairwise(regions))
     good, _ = _split(list(scan_archive(bytes(data))))
-    intact = [r for r, f in zip(THREE, FRAMES) if f in bytes(data)]
+    intact = [r for r, f in zip(THREE, FRAMES, strict=True) if f in bytes(data)]
     assert all(r in good for r in intact)
 
 
@@ -594,7 +597,8 @@ def test_fuzz_decode_record(payload: bytes) -> None:
 @settings(max_examples=100, deadline=None)
 @given(st.recursive(
     st.none() | st.booleans() | st.integers(-(2**63), 2**64 - 1) | st.text(max_size=5) | st.binary(max_size=5),
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.sampled_from(["v", "tags", "turns", "x"]), inner, max_size=4),
+    lambda inner: (st.lists(inner, max_size=4)
+                   | st.dictionaries(st.sampled_from(["v", "tags", "turns", "x"]), inner, max_size=4)),
     max_leaves=12,
 ))
 def test_fuzz_decode_structured(obj: object) -> None:
@@ -607,7 +611,7 @@ def test_fuzz_decode_structured(obj: object) -> None:
 
 # --- SGN fuzz --------------------------------------------------------------------------------
 
-sgn_alphabet = st.sampled_from(list('[]{}"\\ \t\n\r.-+,*/=:0123456789abcdexDRs') + ["1-0", "0-1", "win/"])
+sgn_alphabet = st.sampled_from([*list('[]{}"\\ \t\n\r.-+,*/=:0123456789abcdexDRs'), "1-0", "0-1", "win/"])
 
 
 @settings(max_examples=300, deadline=None)
@@ -653,7 +657,7 @@ def test_archive_writer_appends_with_fsync(tmp_path: pathlib.Path, monkeypatch: 
     with ArchiveWriter(path) as w:
         assert w.count == 3 and w.recovered is None
         w.append(THREE[0])
-    assert read_archive(path) == (THREE + [THREE[0]], [])
+    assert read_archive(path) == ([*THREE, THREE[0]], [])
 
 
 def test_archive_writer_recovers_truncated_tail(tmp_path: pathlib.Path) -> None:
@@ -688,9 +692,8 @@ def test_archive_writer_leaves_other_damage(tmp_path: pathlib.Path) -> None:
 
 def test_archive_writer_is_exclusive(tmp_path: pathlib.Path) -> None:
     path = tmp_path / "games.msgpack"
-    with ArchiveWriter(path):
-        with pytest.raises(ArchiveError, match="open for appending elsewhere"):
-            ArchiveWriter(path)
+    with ArchiveWriter(path), pytest.raises(ArchiveError, match="open for appending elsewhere"):
+        ArchiveWriter(path)
     ArchiveWriter(path).close()
 
 
