@@ -46,6 +46,7 @@ from santorini_server.records import (
     format_of_name,
     format_sgn,
     format_sgn_games,
+    fsync_dir,
     iter_archive,
     iter_sgn,
     parse_sgn,
@@ -774,6 +775,45 @@ def test_results_writer(tmp_path: pathlib.Path) -> None:
     with ResultsWriter(path) as w:
         assert w.recovered is None
     assert path.read_bytes() == data
+
+
+def test_a_failed_append_leaves_no_half_record(tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "games.msgpack"
+    with ArchiveWriter(path) as w:
+        w.append(THREE[0])
+        real_write = os.write
+
+        def short_then_full_disk(fd: int, data: bytes | memoryview) -> int:
+            if len(data) > 10:
+                return real_write(fd, bytes(data[:10]))  # a short write, then the disk is full
+            raise OSError(28, "No space left on device")
+
+        monkeypatch.setattr(os, "write", short_then_full_disk)
+        with pytest.raises(OSError, match="No space left"):
+            w.append(THREE[1])
+        monkeypatch.undo()
+        w.append(THREE[2])
+    assert path.read_bytes() == FRAMES[0] + FRAMES[2]
+
+
+def test_recovery_finds_a_long_half_written_tail(tmp_path: pathlib.Path) -> None:
+    """The last line is searched for backwards in growing windows: one longer than the first."""
+    path = tmp_path / "results.jsonl"
+    whole = b'{"game":1}\n'
+    path.write_bytes(whole + b'{"detail":"' + b"x" * 300_000)
+    with ResultsWriter(path) as w:
+        assert w.recovered is not None and w.recovered.offset == len(whole)
+    assert path.read_bytes() == whole
+
+
+def test_fsync_dir_is_best_effort(tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    fsync_dir(tmp_path / "missing" / "file")  # no such directory: nothing to make durable
+
+    def refuse(fd: int) -> None:
+        raise OSError(22, "Invalid argument")  # some file systems refuse a directory fsync
+
+    monkeypatch.setattr(os, "fsync", refuse)
+    fsync_dir(tmp_path / "file")
 
 
 # --- conversion ------------------------------------------------------------------------------
