@@ -17,6 +17,7 @@ from click.core import ParameterSource
 from ..records import RecordError
 from ..referee.iolog import make_io_log
 from ..tournament.config import (
+    SETTING_NAMES,
     STATE_FILE,
     Settings,
     TournamentConfig,
@@ -37,9 +38,8 @@ DEFAULT_TC = "1+0.01"
 DEFAULT_ROUNDS = 4
 #: Parameters named otherwise than the setting they give (the rest share the setting's name).
 PARAM_OF_SETTING = {"format": "fmt"}
-#: Settings that have a flag (``openings`` has ``--openings FILE``, read separately).
-FLAG_SETTINGS = ("engines", "each", "format", "seeds", "rounds", "games", "gods", "order", "seed", "tc",
-                 "concurrency", "sprt", "rating_interval", "ping", "event")
+#: Settings given by a flag of their own (``openings`` is a list; its flag reads a file).
+FLAG_SETTINGS = tuple(name for name in SETTING_NAMES if name != "openings")
 #: What may go with --resume: how to run the games, not which games.
 RESUME_PARAMS = frozenset(
     {"resume_dir", "force_concurrency", "debug", "concurrency", "backend", "address", "processes"}

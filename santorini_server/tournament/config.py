@@ -36,6 +36,7 @@ __all__ = [
     "save_settings",
     "load_settings",
     "STATE_FILE",
+    "SETTING_NAMES",
 ]
 
 STATE_FILE = "tournament.json"
@@ -87,6 +88,7 @@ class _SavedSettings(msgspec.Struct):
     settings: Settings
 
 
+#: The settings' names, in order (the TOML file's keys, ``-`` or ``_``).
 SETTING_NAMES: tuple[str, ...] = Settings.__struct_fields__
 
 
