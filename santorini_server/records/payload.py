@@ -11,8 +11,8 @@ to 6 elements; a nil inside means "absent". Readers ignore map keys they do not 
 optional additions); a different ``v`` is refused.
 
 The schema is declared once, as msgspec structs: the decoder checks every type while it parses
-(no intermediate dicts) and its errors name the field (``Expected `int | null`, got `str` - at
-`$.turns[3][1]```), which is what a user needs to find a damaged record. What the types cannot
+(no intermediate dicts) and its errors name the field ("Expected `int | null`, got `str` - at
+`$.turns[3][1]`"), which is what a user needs to find a damaged record. What the types cannot
 say (tag names, turn syntax, number ranges) :class:`~.game.GameRecord` checks, as it does for
 every record from anywhere.
 """

@@ -6,7 +6,7 @@ run rebuilds exactly the same schedule with the same parsers and the same error 
 
 :class:`Settings` is a schema (a msgspec struct): a TOML file and a saved ``tournament.json``
 are checked against it field by field, and a wrong type is one line naming the field
-(``t.toml: Expected `int`, got `str` - at `$.rounds```), never a traceback further on.
+("t.toml: Expected `int`, got `str` - at `$.rounds`"), never a traceback further on.
 """
 
 from __future__ import annotations
