@@ -15,7 +15,14 @@ import pytest
 from click.testing import CliRunner
 
 from santorini_server.cli import main
-from santorini_server.referee.compliance import CHECKS, CROSS_SPS, ComplianceReport, ComplianceStartError, info_problem, run_compliance
+from santorini_server.referee.compliance import (
+    CHECKS,
+    CROSS_SPS,
+    ComplianceReport,
+    ComplianceStartError,
+    info_problem,
+    run_compliance,
+)
 from santorini_server.referee.engine_spec import EngineSpec, parse_engine_spec
 from santorini_server.rules import GODS, Position
 

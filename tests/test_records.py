@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import ast
 import io
+import itertools
 import json
 import os
 import pathlib
+import re
 import struct
 import zlib
 
@@ -24,6 +26,7 @@ from santorini_server.records import (
     REQUIRED_TAGS,
     ArchiveError,
     ArchiveWriter,
+    Conversion,
     CorruptFrame,
     GameRecord,
     RecordError,
@@ -32,16 +35,22 @@ from santorini_server.records import (
     SgnWriter,
     TurnRecord,
     archive_to_sgn,
+    atomic_file,
     clean_text,
+    convert_records,
     decode_record,
+    detect_format,
     encode_frame,
     encode_record,
+    format_of_name,
     format_sgn,
     format_sgn_games,
+    fsync_dir,
     iter_archive,
     iter_sgn,
     parse_sgn,
     read_archive,
+    record_bytes,
     result_summary,
     scan_archive,
     sgn_to_archive,
@@ -68,11 +77,11 @@ SAMPLE = """\
 10. c5-b5 {win/1} 1-0
 """
 
-SAMPLE_TURNS = (
-    "b3,d3 c2,c4 b3-b4+c5 c4-c5+b5 b4-b5+a5 c5-d5+e5 b5-c4+c5 d5-e5+e4 c4-b5+c4 c2-b2+b3 "
-    "d3-c4+d5 b2-b3+a2 b5-c5+b5 b3-c2+b2 c4-b5+a4 c2-b2+a1 b5-c4+b5 b2-c2+c3 c5-b5"
-).split()
-
+SAMPLE_TURNS = [
+    "b3,d3", "c2,c4", "b3-b4+c5", "c4-c5+b5", "b4-b5+a5", "c5-d5+e5", "b5-c4+c5", "d5-e5+e4", "c4-b5+c4",
+    "c2-b2+b3", "d3-c4+d5", "b2-b3+a2", "b5-c5+b5", "b3-c2+b2", "c4-b5+a4", "c2-b2+a1", "b5-c4+b5",
+    "b2-c2+c3", "c5-b5",
+]
 
 def make_record(**overrides: object) -> GameRecord:
     """A record as the referee writes it, with every kind of telemetry."""
@@ -112,7 +121,9 @@ stn_turns = st.one_of(
     st.from_regex(r"[A-Za-z0-9+,\-]{0,6}[A-Za-z][A-Za-z0-9+,\-]{0,6}", fullmatch=True),
 )
 counts = st.one_of(st.none(), st.integers(0, 10**6), st.just(MAX_COUNT), st.integers(0, MAX_COUNT))
-scores = st.one_of(st.none(), st.from_regex(r"[+-]?(?:win/(?:0|[1-9][0-9]{0,3})|(?:0|[1-9][0-9]{0,5}))", fullmatch=True))
+scores = st.one_of(
+    st.none(), st.from_regex(r"[+-]?(?:win/(?:0|[1-9][0-9]{0,3})|(?:0|[1-9][0-9]{0,5}))", fullmatch=True)
+)
 turn_records = st.builds(
     TurnRecord, stn_turns, counts, scores, counts, counts, st.one_of(st.none(), notes, tricky_notes)
 )
@@ -166,7 +177,7 @@ def test_record_properties_and_build_order() -> None:
 
 
 @pytest.mark.parametrize(
-    "kwargs, fragment",
+    ("kwargs", "fragment"),
     [
         (dict(turn="b3 c3"), "one token"),
         (dict(turn="1-0"), "holding a letter"),
@@ -187,7 +198,7 @@ def test_turn_record_rejects(kwargs: dict[str, object], fragment: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "override, fragment",
+    ("override", "fragment"),
     [
         (dict(result="1/2-1/2"), "Result must be"),
         (dict(termination="adjudication"), "Termination must be"),
@@ -207,7 +218,7 @@ def test_game_record_rejects(override: dict[str, object], fragment: str) -> None
 
 def test_missing_required_tag() -> None:
     tags = tuple((n, v) for n, v in make_record().tags if n != "TimeControl")
-    with pytest.raises(RecordError, match="missing required tag.*TimeControl"):
+    with pytest.raises(RecordError, match=r"missing required tag.*TimeControl"):
         GameRecord(tags)
 
 
@@ -249,7 +260,7 @@ def test_hand_record_formats_as_documented() -> None:
 
 
 @pytest.mark.parametrize(
-    "turn, comment",
+    ("turn", "comment"),
     [
         (TurnRecord("a1-a2", time_ms=870), "{0.87s}"),
         (TurnRecord("a1-a2", time_ms=1234), "{1.234s}"),
@@ -296,7 +307,7 @@ def test_lenient_input_is_accepted() -> None:
 def test_lines_wrap_by_full_turn() -> None:
     turns = tuple(TurnRecord(t, 1000 + i, "+1", 2, 10**12) for i, t in enumerate(SAMPLE_TURNS))
     long_note = TurnRecord("c5-b5", comment="x" * 100)
-    record = make_record(turns=turns[:-1] + (long_note,), result="1-0", termination="climb")
+    record = make_record(turns=(*turns[:-1], long_note), result="1-0", termination="climb")
     movetext = format_sgn(record).split("\n\n")[1].splitlines()
     assert all(len(line) <= MAX_LINE or line == "{" + "x" * 100 + "}" for line in movetext), movetext
     # a full turn is split only between half turns, a turn never from its comment
@@ -327,7 +338,7 @@ HEAD = SAMPLE.split("\n\n")[0] + "\n\n"  # 12 lines of tags and the blank line; 
 
 
 @pytest.mark.parametrize(
-    "text, line, column, fragment",
+    ("text", "line", "column", "fragment"),
     [
         ('[Event "SEI ladder]\n', 1, 8, "unterminated tag value"),
         ('[Event "SEI ladder"\n', 1, 20, "missing ']'"),
@@ -424,30 +435,50 @@ def test_frame_layout() -> None:
 
 
 @pytest.mark.parametrize(
-    "obj, fragment",
+    ("obj", "fragment"),
     [
-        ([1, 2], "not a map"),
-        ({"v": 2, "tags": [], "turns": []}, "unsupported payload version 2"),
-        ({"v": True, "tags": [], "turns": []}, "unsupported payload version True"),
-        ({"v": 1, "tags": {"Event": "x"}, "turns": []}, "'tags' must be"),
-        ({"v": 1, "tags": [["Event", "x", "y"]], "turns": []}, "'tags' must be"),
+        ([1, 2], "Expected `object`, got `array`"),
+        ({"v": 2, "tags": [], "turns": []}, "Invalid enum value 2 - at `$.v`"),
+        ({"v": True, "tags": [], "turns": []}, "Expected `int`, got `bool` - at `$.v`"),
+        ({"tags": [], "turns": []}, "missing required field `v`"),
+        ({"v": 1, "tags": {"Event": "x"}, "turns": []}, "Expected `array`, got `object` - at `$.tags`"),
+        ({"v": 1, "tags": [["Event", "x", "y"]], "turns": []}, "length 2, got 3 - at `$.tags[0]`"),
+        ({"v": 1, "tags": [["Event", 7]], "turns": []}, "Expected `str`, got `int` - at `$.tags[0][1]`"),
         ({"v": 1, "tags": [], "turns": []}, "missing required tag"),
-        ({"v": 1, "tags": "TAGS", "turns": [[]]}, "'tags' must be"),
+        ({"v": 1, "tags": "TAGS", "turns": [[]]}, "at `$.tags`"),
     ],
 )
 def test_decode_rejects_bad_payloads(obj: object, fragment: str) -> None:
-    with pytest.raises(ArchiveError, match=fragment):
+    """Schema errors are one line naming the field (the path into the payload)."""
+    with pytest.raises(ArchiveError, match=re.escape(fragment)) as info:
+        decode_record(msgpack.packb(obj))
+    assert "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("bad", "fragment"),
+    [
+        ([], "at least length 1, got 0 - at `$.turns[0]`"),
+        (["b3,d3", 1, "2", 3, 4, "c", 6], "at most length 6, got 7 - at `$.turns[0]`"),
+        (["b3,d3", "5"], "Expected `int | null`, got `str` - at `$.turns[0][1]`"),
+        (["b3,d3", None, 21], "Expected `str | null`, got `int` - at `$.turns[0][2]`"),
+        ([5], "Expected `str`, got `int` - at `$.turns[0][0]`"),
+        (["b3,d3", -1], "time_ms must be None or an int"),
+        (["b3,d3", 2**64 - 1], "time_ms must be None or an int"),
+    ],
+)
+def test_decode_rejects_bad_turns(bad: list[object], fragment: str) -> None:
+    obj = msgpack.unpackb(encode_record(make_record()))
+    obj["turns"] = [bad]
+    with pytest.raises(ArchiveError, match=re.escape(fragment)):
         decode_record(msgpack.packb(obj))
 
 
-def test_decode_rejects_bad_turns() -> None:
-    obj = msgpack.unpackb(encode_record(make_record()))
-    for bad in ([], ["b3,d3", 1, 2, 3, 4, 5, 6], ["b3,d3", "5"], ["b3,d3", None, 21], [5]):
-        obj["turns"] = [bad]
-        with pytest.raises(ArchiveError):
-            decode_record(msgpack.packb(obj))
+def test_decode_rejects_what_is_not_msgpack() -> None:
     with pytest.raises(ArchiveError, match="not msgpack"):
         decode_record(b"\xc1")
+    with pytest.raises(ArchiveError, match="not msgpack"):
+        decode_record(encode_record(make_record()) + b"\x00")  # trailing bytes
 
 
 @settings(max_examples=150, deadline=None)
@@ -522,7 +553,7 @@ def test_unreadable_payload_is_reported_not_fatal() -> None:
     items = list(scan_archive(FRAMES[0] + future + FRAMES[1]))
     assert items[0] == THREE[0] and items[2] == THREE[1]
     assert items[1] == CorruptFrame(len(FRAMES[0]), len(future), items[1].reason)
-    assert "unsupported payload version 2" in items[1].reason
+    assert "not a version-1 game record: Invalid enum value 2 - at `$.v`" in items[1].reason
 
 
 def test_corrupt_length_is_not_mistaken_for_a_truncated_tail() -> None:
@@ -549,9 +580,9 @@ def test_fuzz_archive_reader(noise: bytes, splice_at: list[int]) -> None:
         regions = [(i.offset, i.length) for i in items if isinstance(i, CorruptFrame)]
         assert all(length > 0 for _, length in regions)
         assert regions == sorted(regions)
-        assert all(a + la <= b for (a, la), (b, _) in zip(regions, regions[1:]))
+        assert all(a + la <= b for (a, la), (b, _) in itertools.pairwise(regions))
     good, _ = _split(list(scan_archive(bytes(data))))
-    intact = [r for r, f in zip(THREE, FRAMES) if f in bytes(data)]
+    intact = [r for r, f in zip(THREE, FRAMES, strict=True) if f in bytes(data)]
     assert all(r in good for r in intact)
 
 
@@ -567,7 +598,8 @@ def test_fuzz_decode_record(payload: bytes) -> None:
 @settings(max_examples=100, deadline=None)
 @given(st.recursive(
     st.none() | st.booleans() | st.integers(-(2**63), 2**64 - 1) | st.text(max_size=5) | st.binary(max_size=5),
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.sampled_from(["v", "tags", "turns", "x"]), inner, max_size=4),
+    lambda inner: (st.lists(inner, max_size=4)
+                   | st.dictionaries(st.sampled_from(["v", "tags", "turns", "x"]), inner, max_size=4)),
     max_leaves=12,
 ))
 def test_fuzz_decode_structured(obj: object) -> None:
@@ -580,7 +612,7 @@ def test_fuzz_decode_structured(obj: object) -> None:
 
 # --- SGN fuzz --------------------------------------------------------------------------------
 
-sgn_alphabet = st.sampled_from(list('[]{}"\\ \t\n\r.-+,*/=:0123456789abcdexDRs') + ["1-0", "0-1", "win/"])
+sgn_alphabet = st.sampled_from([*list('[]{}"\\ \t\n\r.-+,*/=:0123456789abcdexDRs'), "1-0", "0-1", "win/"])
 
 
 @settings(max_examples=300, deadline=None)
@@ -626,7 +658,7 @@ def test_archive_writer_appends_with_fsync(tmp_path: pathlib.Path, monkeypatch: 
     with ArchiveWriter(path) as w:
         assert w.count == 3 and w.recovered is None
         w.append(THREE[0])
-    assert read_archive(path) == (THREE + [THREE[0]], [])
+    assert read_archive(path) == ([*THREE, THREE[0]], [])
 
 
 def test_archive_writer_recovers_truncated_tail(tmp_path: pathlib.Path) -> None:
@@ -661,9 +693,8 @@ def test_archive_writer_leaves_other_damage(tmp_path: pathlib.Path) -> None:
 
 def test_archive_writer_is_exclusive(tmp_path: pathlib.Path) -> None:
     path = tmp_path / "games.msgpack"
-    with ArchiveWriter(path):
-        with pytest.raises(ArchiveError, match="open for appending elsewhere"):
-            ArchiveWriter(path)
+    with ArchiveWriter(path), pytest.raises(ArchiveError, match="open for appending elsewhere"):
+        ArchiveWriter(path)
     ArchiveWriter(path).close()
 
 
@@ -746,6 +777,45 @@ def test_results_writer(tmp_path: pathlib.Path) -> None:
     assert path.read_bytes() == data
 
 
+def test_a_failed_append_leaves_no_half_record(tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "games.msgpack"
+    with ArchiveWriter(path) as w:
+        w.append(THREE[0])
+        real_write = os.write
+
+        def short_then_full_disk(fd: int, data: bytes | memoryview) -> int:
+            if len(data) > 10:
+                return real_write(fd, bytes(data[:10]))  # a short write, then the disk is full
+            raise OSError(28, "No space left on device")
+
+        monkeypatch.setattr(os, "write", short_then_full_disk)
+        with pytest.raises(OSError, match="No space left"):
+            w.append(THREE[1])
+        monkeypatch.undo()
+        w.append(THREE[2])
+    assert path.read_bytes() == FRAMES[0] + FRAMES[2]
+
+
+def test_recovery_finds_a_long_half_written_tail(tmp_path: pathlib.Path) -> None:
+    """The last line is searched for backwards in growing windows: one longer than the first."""
+    path = tmp_path / "results.jsonl"
+    whole = b'{"game":1}\n'
+    path.write_bytes(whole + b'{"detail":"' + b"x" * 300_000)
+    with ResultsWriter(path) as w:
+        assert w.recovered is not None and w.recovered.offset == len(whole)
+    assert path.read_bytes() == whole
+
+
+def test_fsync_dir_is_best_effort(tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    fsync_dir(tmp_path / "missing" / "file")  # no such directory: nothing to make durable
+
+    def refuse(fd: int) -> None:
+        raise OSError(22, "Invalid argument")  # some file systems refuse a directory fsync
+
+    monkeypatch.setattr(os, "fsync", refuse)
+    fsync_dir(tmp_path / "file")
+
+
 # --- conversion ------------------------------------------------------------------------------
 
 
@@ -770,6 +840,52 @@ def test_archive_to_sgn_refuses_damage_unless_told() -> None:
     out = io.StringIO()
     assert archive_to_sgn(io.BytesIO(damaged), out, on_corrupt=seen.append) == 2
     assert parse_sgn(out.getvalue()) == THREE[:2] and len(seen) == 1 and seen[0].truncated
+
+
+def test_record_files_are_told_apart_by_content() -> None:
+    assert detect_format(ARCHIVE) == "msgpack"
+    assert detect_format(SAMPLE.encode()) == detect_format(b"") == "sgn"
+    damaged_first = b"\xff" + ARCHIVE[1:]  # the first frame's magic is gone, the rest is not text
+    assert detect_format(damaged_first) == "msgpack"
+    text_with_magic = SAMPLE.replace("local", "\u0249SGR").encode()  # UTF-8 c9 89 53 47 52
+    assert MAGIC in text_with_magic and detect_format(text_with_magic) == "sgn"
+    names = ("a/games.SGN", "x.msgpack", "x.txt")
+    assert [format_of_name(name) for name in names] == ["sgn", "msgpack", None]
+
+
+def test_convert_records_either_way_and_what_it_skipped() -> None:
+    out = io.BytesIO()
+    done = convert_records(format_sgn_games(THREE).encode(), out, "msgpack")
+    assert done == Conversion(3, (), None) and out.getvalue() == ARCHIVE
+    seen: list[CorruptFrame] = []
+    out = io.BytesIO()
+    done = convert_records(ARCHIVE[:-3], out, "sgn", on_corrupt=seen.append)
+    assert done.games == 2 and done.error is None and done.damaged == tuple(seen) and seen[0].truncated
+    assert out.getvalue().decode() == format_sgn_games(THREE[:2])
+    broken = format_sgn_games(THREE[:2]) + "[Event \"x\n"
+    out = io.BytesIO()
+    done = convert_records(broken.encode(), out, "msgpack")
+    assert done.games == 2 and done.damaged == () and isinstance(done.error, SgnError)
+    assert out.getvalue() == b"".join(FRAMES[:2])  # the games before the error are kept
+    assert record_bytes(THREE[0], "msgpack") == FRAMES[0]
+    assert record_bytes(THREE[0], "sgn") == (format_sgn(THREE[0]) + "\n").encode()
+
+
+def test_atomic_file_replaces_whole_or_not_at_all(tmp_path: pathlib.Path) -> None:
+    path = tmp_path / "out.sgn"
+    path.write_text("old")
+    def interrupted_write() -> None:
+        with atomic_file(path) as f:
+            f.write(b"half")
+            raise RuntimeError("interrupted")
+
+    with pytest.raises(RuntimeError):
+        interrupted_write()
+    assert path.read_text() == "old" and sorted(p.name for p in tmp_path.iterdir()) == ["out.sgn"]
+    with atomic_file(path) as f:
+        f.write(b"new")
+        assert path.read_text() == "old"  # nothing visible before the block completes
+    assert path.read_text() == "new" and sorted(p.name for p in tmp_path.iterdir()) == ["out.sgn"]
 
 
 # --- layering ----------------------------------------------------------------------------------

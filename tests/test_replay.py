@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import io
 import os
 import pty
 import select
@@ -11,6 +12,7 @@ import sys
 import time
 from pathlib import Path
 
+import msgpack
 import pytest
 from click.testing import CliRunner
 
@@ -18,8 +20,11 @@ from santorini_server.cli import main
 from santorini_server.records import (
     GameRecord,
     TurnRecord,
+    convert_records,
     encode_frame,
+    encode_record,
     format_sgn_games,
+    frame_payload,
     parse_sgn,
     read_archive,
 )
@@ -28,6 +33,7 @@ from santorini_server.records.replay import ReplayProblem, check_record, move_la
 ROOT = Path(__file__).resolve().parent.parent
 
 from .test_records import SAMPLE  # protocol.md section 5, verbatim
+
 FINAL = "mortal/mortal;13211/10101/01100/11000/10000;b5,c4/c2,e5;2;10"
 # player 2 to move, walled in by domes: no legal turn
 STUCK = "mortal/mortal;00400/44400/00000/00000/00000;d1,e1/a5,b5;2;5"
@@ -377,6 +383,50 @@ def test_convert_skips_damage_with_a_warning_and_exit_1(files: dict[str, Path], 
     assert err.count("warning: ") == 2
     assert parse_sgn(dest.read_text()) == [three_games()[0], three_games()[2]]
     assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_convert_writes_what_the_library_conversion_writes(files: dict[str, Path], tmp_path: Path) -> None:
+    for source, dest in [(files["mixed"], tmp_path / "a.msgpack"), (files["damaged"], tmp_path / "b.sgn")]:
+        invoke("convert", str(source), str(dest))
+        library = io.BytesIO()
+        convert_records(source.read_bytes(), library, "msgpack" if dest.suffix == ".msgpack" else "sgn")
+        assert dest.read_bytes() == library.getvalue()
+
+
+def test_convert_keeps_the_games_before_malformed_sgn(tmp_path: Path) -> None:
+    broken = tmp_path / "broken.sgn"
+    broken.write_text(SAMPLE + "\n" + SAMPLE.replace("2. b3-b4+c5", "2. b3-b4+c5 {oops"))
+    dest = tmp_path / "kept.msgpack"
+    code, out, err = invoke("convert", str(broken), str(dest))
+    assert code == 1 and out == f"converted 1 game to {dest} (msgpack)\n"
+    assert err.startswith(f"error: {broken}: line 30, column 28: '{{' inside a comment") and err.count("\n") == 1
+    assert read_archive(dest) == ([sample()], [])
+
+
+def test_convert_in_place_with_force(files: dict[str, Path], tmp_path: Path) -> None:
+    archive = tmp_path / "games.msgpack"
+    assert invoke("convert", str(files["mixed"]), str(archive))[0] == 0
+    before = archive.read_bytes()
+    code, _, _ = invoke("convert", str(archive), str(archive), "--force")
+    assert code == 0 and archive.read_bytes() == before  # read through its map, then replaced
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["games.msgpack", "good.sgn", "mixed.sgn",
+                                                                 "damaged.msgpack"])
+
+
+def test_an_ill_typed_payload_is_one_warning_naming_the_field(tmp_path: Path) -> None:
+    """A frame whose checksums pass but whose payload breaks the schema (a writer's bug)."""
+    obj = msgpack.unpackb(encode_record(sample()))
+    obj["turns"][2] = ["b3-b4+c5", "870"]  # time_ms as text
+    bad = frame_payload(msgpack.packb(obj))
+    path = tmp_path / "games.msgpack"
+    path.write_bytes(encode_frame(sample()) + bad + encode_frame(sample()))
+    expected = (f"warning: damaged region at byte {len(encode_frame(sample()))} ({len(bad)} bytes) skipped: "
+                "unreadable payload: payload is not a version-1 game record: "
+                "Expected `int | null`, got `str` - at `$.turns[2][1]`\n")
+    for args in (("replay", "--check", str(path)), ("convert", str(path), str(tmp_path / "out.sgn"))):
+        proc = run(*args, cwd=ROOT)
+        assert proc.returncode == 1 and proc.stderr == expected, (args, proc.stderr)
+    assert len(parse_sgn((tmp_path / "out.sgn").read_text())) == 2
 
 
 def test_bad_input_gives_one_line_errors_without_tracebacks(files: dict[str, Path], tmp_path: Path) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import signal
@@ -9,11 +10,19 @@ import subprocess
 import sys
 import time
 import uuid
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
+import click
 import pytest
+from click.core import ParameterSource
+from click.testing import CliRunner
 
+from santorini_server.cli import main
+from santorini_server.cli.tournament_cmd import new_settings, resume_conflicts, tournament
 from santorini_server.records import parse_sgn, read_archive
+from santorini_server.tournament.config import Settings
 from santorini_server.tournament.schedule import ALL_MATCHUPS, build_schedule, parse_gods_list
 
 PY = sys.executable
@@ -29,7 +38,7 @@ def instant(name: str, *args: str) -> str:
 def test_round_robin_pairs_swap_seats_and_are_numbered_consecutively() -> None:
     games = build_schedule(3, rounds=2)
     assert len(games) == 3 * 2 * 2
-    for first, second in zip(games[::2], games[1::2]):
+    for first, second in zip(games[::2], games[1::2], strict=True):
         assert first.pair == second.pair and second.number == first.number + 1
         assert (first.player1, first.player2) == (second.player2, second.player1)
         assert (first.gods, first.opening) == (second.gods, second.opening)
@@ -72,11 +81,13 @@ def test_openings_twice_with_colours_reversed_and_seeded_order() -> None:
 
 
 def run(args: list[str], **kwargs: object) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([PY, "-m", "santorini_server.cli", *args], capture_output=True, text=True, timeout=120, **kwargs)  # type: ignore[call-overload]
+    return subprocess.run(  # type: ignore[call-overload, no-any-return]
+        [PY, "-m", "santorini_server.cli", *args], capture_output=True, text=True, timeout=120, **kwargs
+    )
 
 
 def numbers(directory: Path) -> list[int]:
-    records, damage = read_archive(directory / "games.msgpack")
+    records, _ = read_archive(directory / "games.msgpack")
     return sorted(r.game_number for r in records)  # type: ignore[misc]
 
 
@@ -98,7 +109,8 @@ def leftovers(marker: str) -> list[str]:
 
 def test_tournament_writes_every_game_once_in_every_file(tmp_path: Path) -> None:
     out = tmp_path / "t"
-    proc = run(["tournament", "-e", instant("A"), "-e", instant("B"), "-e", instant("C"), "--rounds", "2", "--tc", "5+0.05", "--out", str(out), "-j", "2", "--rating-interval", "4"])
+    proc = run(["tournament", "-e", instant("A"), "-e", instant("B"), "-e", instant("C"), "--rounds", "2",
+                "--tc", "5+0.05", "--out", str(out), "-j", "2", "--rating-interval", "4"])
     assert proc.returncode == 0, proc.stderr
     assert numbers(out) == list(range(1, 13))
     assert len(parse_sgn((out / "games.sgn").read_text())) == 12
@@ -109,7 +121,8 @@ def test_tournament_writes_every_game_once_in_every_file(tmp_path: Path) -> None
 
 def test_resume_refuses_extra_settings_and_a_used_folder(tmp_path: Path) -> None:
     out = tmp_path / "t"
-    assert run(["tournament", "-e", instant("A"), "-e", instant("B"), "--out", str(out), "--tc", "5+0.05"]).returncode == 0
+    first = run(["tournament", "-e", instant("A"), "-e", instant("B"), "--out", str(out), "--tc", "5+0.05"])
+    assert first.returncode == 0
     again = run(["tournament", "-e", instant("A"), "-e", instant("B"), "--out", str(out)])
     assert again.returncode != 0 and "already holds a tournament" in again.stderr
     mixed = run(["tournament", "--resume", str(out), "--rounds", "3"])
@@ -138,27 +151,131 @@ def test_bad_settings_are_one_line_errors(tmp_path: Path, args: list[str], fragm
 
 def test_toml_config_and_openings_file(tmp_path: Path) -> None:
     openings = tmp_path / "openings.txt"
-    openings.write_text("# two placed starts\nmortal/mortal;00000/00000/00000/00000/00000;b3,d3/c2,c4;1;2\n\nmortal/mortal;00000/00000/00000/00000/00000;a1,e5/a5,e1;1;2\n")
+    openings.write_text("# two placed starts\nmortal/mortal;00000/00000/00000/00000/00000;b3,d3/c2,c4;1;2\n\n"
+                        "mortal/mortal;00000/00000/00000/00000/00000;a1,e5/a5,e1;1;2\n")
     config = tmp_path / "t.toml"
     config.write_text(f'engines = ["{instant("A")}", "{instant("B")}"]\ntc = "5+0.05"\nrating-interval = 100\n')
     out = tmp_path / "t"
     proc = run(["tournament", "--config", str(config), "--openings", str(openings), "--out", str(out)])
     assert proc.returncode == 0, proc.stderr
     records, _ = read_archive(out / "games.msgpack")
-    assert sorted(r.start for r in records) == sorted(2 * [l for l in openings.read_text().splitlines() if l and not l.startswith("#")])
+    starts = [line for line in openings.read_text().splitlines() if line and not line.startswith("#")]
+    assert sorted(r.start for r in records) == sorted(2 * starts)
     bad = tmp_path / "bad.toml"
     bad.write_text("engines = [\n")
     proc = run(["tournament", "--config", str(bad), "--out", str(tmp_path / "y")])
     assert proc.returncode != 0 and "invalid TOML" in proc.stderr
     bad_openings = tmp_path / "bad.txt"
     bad_openings.write_text("mortal/mortal;bad\n")
-    proc = run(["tournament", "-e", "random", "-e", "greedy", "--openings", str(bad_openings), "--out", str(tmp_path / "z")])
+    proc = run(["tournament", "-e", "random", "-e", "greedy", "--openings", str(bad_openings),
+                "--out", str(tmp_path / "z")])
     assert proc.returncode != 0 and "bad.txt:1" in proc.stderr
+
+
+# --- settings: flags, the --config file, defaults, the saved form -------------------------------
+
+
+def _context(*args: str) -> click.Context:
+    """The command's parsed parameters (callbacks run, nothing played)."""
+    return tournament.make_context("tournament", list(args))
+
+
+def test_flags_beat_the_config_file_which_beats_the_defaults(tmp_path: Path) -> None:
+    config = tmp_path / "t.toml"
+    config.write_text('engines = ["random", "greedy"]\ntc = "5+0.05"\nrounds = 3\nrating-interval = 7\n'
+                      'format = "gauntlet"\n'
+                      'openings = ["mortal/mortal;00000/00000/00000/00000/00000;b3,d3/c2,c4;1;2"]\n')
+    ctx = _context("--config", str(config), "--rounds", "2", "-e", "alphabeta", "-e", "random")
+    source = ctx.get_parameter_source
+    assert (source("rounds"), source("tc"), source("fmt"), source("games")) == (
+        ParameterSource.COMMANDLINE, ParameterSource.DEFAULT_MAP, ParameterSource.DEFAULT_MAP, ParameterSource.DEFAULT
+    )
+    settings = new_settings(ctx)
+    assert settings.engines == ["alphabeta", "random"] and settings.rounds == 2  # flags
+    assert (settings.tc, settings.format, settings.rating_interval) == ("5+0.05", "gauntlet", 7)  # the file
+    assert settings.openings == ["mortal/mortal;00000/00000/00000/00000/00000;b3,d3/c2,c4;1;2"]  # the file
+    assert (settings.games, settings.gods, settings.seed) == (None, "mortal/mortal", 0)  # defaults
+    openings = tmp_path / "o.txt"
+    openings.write_text("mortal/mortal;00000/00000/00000/00000/00000;a1,e5/a5,e1;1;2\n")
+    assert new_settings(_context("--config", str(config), "--openings", str(openings))).openings == [
+        "mortal/mortal;00000/00000/00000/00000/00000;a1,e5/a5,e1;1;2"
+    ]  # --openings FILE beats the file's list
+
+
+def test_the_bundled_demo_defaults_apply_only_where_nothing_was_set(tmp_path: Path) -> None:
+    bare = new_settings(_context())
+    assert (bare.engines, bare.tc, bare.rounds) == (["random", "greedy", "alphabeta"], "1+0.01", 4)
+    assert new_settings(_context("--tc", "3+0.03")).tc == "3+0.03"
+    config = tmp_path / "t.toml"
+    config.write_text("rounds = 6\n")
+    demo = new_settings(_context("--config", str(config)))
+    assert (demo.engines, demo.tc, demo.rounds) == (["random", "greedy", "alphabeta"], "1+0.01", 6)
+    named = new_settings(_context("-e", "random", "-e", "greedy"))
+    assert (named.tc, named.rounds) == ("10+0.1", 1)  # Settings' own defaults
+
+
+def test_resume_accepts_only_how_to_run_flags(tmp_path: Path) -> None:
+    config = tmp_path / "t.toml"
+    config.write_text("rounds = 2\n")
+    allowed = _context("--resume", "d", "-j", "1", "--backend", "local", "--debug", "--force-concurrency",
+                       "--processes", "1")
+    assert resume_conflicts(allowed) == []
+    # --seed 0 was let through when "given" meant "not None, (), False" (0 == False)
+    refused = _context("--resume", "d", "--seed", "0", "--config", str(config), "--format", "gauntlet", "-e", "x",
+                       "--ping")
+    assert resume_conflicts(refused) == ["--engine", "--config", "--format", "--seed", "--ping"]
+
+
+@pytest.mark.parametrize(
+    ("toml", "fragment"),
+    [
+        ('rounds = "2"\n', "Expected `int`, got `str` - at `$.rounds`"),
+        ('engines = ["random", 3]\n', "Expected `str`, got `int` - at `$.engines[1]`"),
+        ("ping = 1\n", "Expected `bool`, got `int` - at `$.ping`"),
+        ("bogus = 1\n", "unknown setting(s) bogus (known: "),
+        ("rounds = 0\n", "rounds: 0 is not in the range x>=1."),  # the flag's own check
+        ('format = "swiss"\n', "format: 'swiss' is not one of 'round-robin', 'gauntlet'."),
+    ],
+)
+def test_an_ill_typed_config_file_is_one_line_naming_the_field(tmp_path: Path, toml: str, fragment: str) -> None:
+    config = tmp_path / "t.toml"
+    config.write_text(toml)
+    result = CliRunner().invoke(main, ["tournament", "--config", str(config), "--out", str(tmp_path / "x")])
+    assert result.exit_code == 1
+    assert result.stderr.startswith(f"Error: {config}: {fragment}")
+    assert result.stderr.count("\n") == 1 and not (tmp_path / "x").exists()
+
+
+@pytest.mark.parametrize(
+    ("edit", "fragment"),
+    [
+        (lambda d: d["settings"].update(rounds="2"), "Expected `int`, got `str` - at `$.settings.rounds`"),
+        (lambda d: d["settings"].update(engines="random"), "Expected `array`, got `str` - at `$.settings.engines`"),
+        (lambda d: d["settings"].update(bogus=1), "Object contains unknown field `bogus` - at `$.settings`"),
+        (lambda d: d.update(version=2), "Invalid enum value 2 - at `$.version`"),
+        (lambda d: d.pop("settings"), "Object missing required field `settings`"),
+    ],
+)
+def test_an_ill_typed_saved_settings_file_is_one_line_naming_the_field(
+    tmp_path: Path, edit: Callable[[dict[str, Any]], object], fragment: str
+) -> None:
+    out = tmp_path / "t"
+    out.mkdir()
+    saved = Settings(engines=["random", "greedy"], rounds=2).to_json()
+    assert Settings.from_json(json.loads(json.dumps(saved))) == Settings(engines=["random", "greedy"], rounds=2)
+    edit(saved)
+    (out / "tournament.json").write_text(json.dumps(saved))
+    result = CliRunner().invoke(main, ["tournament", "--resume", str(out)])
+    assert result.exit_code == 1
+    assert result.stderr.startswith(f"Error: {out / 'tournament.json'}: not version-1 tournament settings: ")
+    assert fragment in result.stderr and result.stderr.count("\n") == 1
+    assert not (out / "games.msgpack").exists()
 
 
 def test_sprt_stops_when_a_bound_is_crossed(tmp_path: Path) -> None:
     out = tmp_path / "t"
-    proc = run(["tournament", "-e", instant("Strong"), "-e", instant("Weak", "resign"), "--rounds", "100", "--tc", "5+0.05",
+    proc = run(["tournament", "-e", instant("Strong"), "-e", instant("Weak", "resign"), "--rounds", "100",
+                "--tc", "5+0.05",
                 "--sprt", "elo0=0 elo1=50", "--out", str(out)])
     assert proc.returncode == 0, proc.stderr
     assert "H1 was accepted" in proc.stdout
@@ -167,7 +284,8 @@ def test_sprt_stops_when_a_bound_is_crossed(tmp_path: Path) -> None:
 
 def _start(out: Path, marker: str) -> subprocess.Popen[str]:
     return subprocess.Popen(
-        [PY, "-m", "santorini_server.cli", "tournament", "-e", instant("A", "sleep=3", marker), "-e", instant("B", "sleep=3", marker),
+        [PY, "-m", "santorini_server.cli", "tournament",
+         "-e", instant("A", "sleep=3", marker), "-e", instant("B", "sleep=3", marker),
          "--rounds", "4", "--tc", "10+0.1", "--out", str(out), "-j", "2", "--rating-interval", "100"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )
@@ -189,9 +307,14 @@ def test_kill_9_at_random_moments_then_resume_loses_and_duplicates_nothing(tmp_p
     rng = random.Random(2026)
     for _ in range(3):
         proc = _start(out, marker) if not (out / "tournament.json").exists() else subprocess.Popen(
-            [PY, "-m", "santorini_server.cli", "tournament", "--resume", str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+            [PY, "-m", "santorini_server.cli", "tournament", "--resume", str(out)],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         )
-        time.sleep(rng.uniform(0.6, 2.0))
+        # random moments of the run itself: start-up alone can take over a second on a loaded machine
+        deadline = time.monotonic() + 60
+        while not (out / "games.msgpack").exists() and time.monotonic() < deadline:
+            time.sleep(0.02)
+        time.sleep(rng.uniform(0.1, 1.5))
         proc.kill()
         proc.wait()
         assert _wait_gone(marker) == []  # the guards took the engines down with the referee
@@ -206,7 +329,9 @@ def test_kill_9_at_random_moments_then_resume_loses_and_duplicates_nothing(tmp_p
 
 
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
-def test_ctrl_c_and_sigterm_stop_promptly_save_and_print_the_resume_command(tmp_path: Path, sig: signal.Signals) -> None:
+def test_ctrl_c_and_sigterm_stop_promptly_save_and_print_the_resume_command(
+    tmp_path: Path, sig: signal.Signals
+) -> None:
     out = tmp_path / "t"
     marker = f"marker={uuid.uuid4().hex}"
     proc = _start(out, marker)

@@ -18,28 +18,32 @@ import mmap
 import os
 import signal
 import sys
-import tempfile
+from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Iterator, Union
+from typing import cast
 
 import click
 
 from ..records import (
-    MAGIC,
+    FORMATS,
     ArchiveError,
     CorruptFrame,
+    Format,
     Frame,
     GameRecord,
-    RecordError,
     SgnError,
     TurnRecord,
-    decode_record,
-    encode_frame,
-    format_sgn,
+    atomic_file,
+    convert_records,
+    detect_format,
+    format_of_name,
     iter_frames,
     iter_sgn,
+    map_file,
+    read_frame,
+    sgn_lines,
 )
 from ..records.replay import (
     ReplayProblem,
@@ -69,33 +73,15 @@ def _open_data(path: Path) -> bytes | mmap.mmap:
     """The whole file, memory-mapped when possible (one-line error if it cannot be read)."""
     try:
         with open(path, "rb") as f:
-            size = os.fstat(f.fileno()).st_size
-            if size == 0:
-                return b""
-            try:
-                return mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
-            except (OSError, ValueError):
-                return f.read()
+            return map_file(f)
     except IsADirectoryError:
         raise _fail(f"{path} is a directory, not a game record file") from None
     except OSError as exc:
         raise _fail(f"cannot read {path}: {exc.strerror or exc}") from None
 
 
-def detect_format(data: bytes | mmap.mmap) -> str:
-    """``msgpack`` or ``sgn``, by content (see the module docstring)."""
-    if data[: len(MAGIC)] == MAGIC:
-        return "msgpack"
-    if data.find(MAGIC) >= 0:
-        try:
-            bytes(data).decode("utf-8")
-        except UnicodeDecodeError:
-            return "msgpack"
-    return "sgn"
-
-
-Unit = tuple[int, Union[bytes, GameRecord]]
-"""A game to check: its archive offset (-1 for SGN) and its payload or record."""
+Unit = Frame | GameRecord
+"""A game to check: an archive frame (decoded where it is checked) or an SGN record."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,16 +107,10 @@ class _Reader:
 
     def items(self) -> Iterator[Unit | CorruptFrame]:
         if self.kind == "msgpack":
-            for item in iter_frames(self.data):
-                if isinstance(item, Frame):
-                    yield item.offset, item.payload
-                else:
-                    yield item
+            yield from iter_frames(self.data)
             return
-        lines = (line.decode("utf-8") for line in _lines(self.data))
         try:
-            for record in iter_sgn(lines):
-                yield -1, record
+            yield from iter_sgn(sgn_lines(self.data))
         except SgnError as exc:
             self.error = f"{self.path}: {exc}"
 
@@ -139,22 +119,8 @@ class _Reader:
             self.data.close()
 
 
-def _lines(data: bytes | mmap.mmap) -> Iterator[bytes]:
-    start, n = 0, len(data)
-    while start < n:
-        end = data.find(b"\n", start)
-        end = n if end < 0 else end + 1
-        yield data[start:end]
-        start = end
-
-
-def _record_of(offset: int, unit: bytes | GameRecord) -> GameRecord | CorruptFrame:
-    if isinstance(unit, GameRecord):
-        return unit
-    try:
-        return decode_record(unit)
-    except ArchiveError as exc:
-        return CorruptFrame(offset, len(unit) + 16, f"unreadable payload: {exc}")
+def _record_of(unit: Unit) -> GameRecord | CorruptFrame:
+    return read_frame(unit) if isinstance(unit, Frame) else unit
 
 
 _CACHE: TransitionCache = {}  # per process: openings shared between the games a process checks
@@ -163,8 +129,8 @@ _CACHE: TransitionCache = {}  # per process: openings shared between the games a
 def _check_chunk(chunk: list[Unit]) -> list[Row | CorruptFrame]:
     """Decode and re-validate a chunk of games (runs in a worker process for big files)."""
     out: list[Row | CorruptFrame] = []
-    for offset, unit in chunk:
-        record = _record_of(offset, unit)
+    for unit in chunk:
+        record = _record_of(unit)
         if isinstance(record, CorruptFrame):
             out.append(record)
             continue
@@ -258,7 +224,7 @@ def _find_game(reader: _Reader, wanted: int) -> GameRecord:
         if isinstance(item, CorruptFrame):
             click.echo(_damage_text(item), err=True)
             continue
-        record = _record_of(*item)
+        record = _record_of(item)
         if isinstance(record, CorruptFrame):
             click.echo(_damage_text(record), err=True)
             continue
@@ -453,7 +419,8 @@ def _list_or_check(reader: _Reader, check: bool, jobs: int | None) -> int:
 @click.command()
 @click.argument("source", metavar="IN", type=click.Path(path_type=Path))
 @click.argument("dest", metavar="OUT", type=click.Path(path_type=Path))
-@click.option("--to", "to", type=click.Choice(["sgn", "msgpack"]), help="Output format (default: from OUT's extension, .sgn or .msgpack).")
+@click.option("--to", "to", type=click.Choice(sorted(set(FORMATS.values()))),
+              help="Output format (default: from OUT's extension, .sgn or .msgpack).")
 @click.option("--force", "-f", is_flag=True, help="Replace OUT if it exists.")
 def convert(source: Path, dest: Path, to: str | None, force: bool) -> None:
     """Convert game records between SGN and the msgpack archive, losslessly.
@@ -463,61 +430,31 @@ def convert(source: Path, dest: Path, to: str | None, force: bool) -> None:
     re-validated (use santorini replay --check).  Damaged archive regions are reported, skipped,
     and make the exit status 1; the good games are still converted.
     """
-    if to is None:
-        to = {".sgn": "sgn", ".msgpack": "msgpack"}.get(dest.suffix.lower())
-        if to is None:
-            raise _fail(f"cannot tell the output format from {dest.name!r}: name it .sgn or .msgpack, or pass --to")
+    target = format_of_name(dest) if to is None else cast(Format, to)
+    if target is None:
+        raise _fail(f"cannot tell the output format from {dest.name!r}: name it .sgn or .msgpack, or pass --to")
     if dest.exists() and not force:
         raise _fail(f"{dest} exists: pass --force to replace it")
     if dest.is_dir():
         raise _fail(f"{dest} is a directory")
-    reader = _Reader(source)
-    lost = 0
-    count = 0
+    data = _open_data(source)
     try:
-        directory = dest.parent if str(dest.parent) else Path(".")
-        try:
-            fd, tmp_name = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".tmp", dir=directory)
-        except OSError as exc:
-            raise _fail(f"cannot write {dest}: {exc.strerror or exc}") from None
-        try:
-            with os.fdopen(fd, "wb") as out:
-                for item in reader.items():
-                    record = item if isinstance(item, CorruptFrame) else _record_of(*item)
-                    if isinstance(record, CorruptFrame):
-                        lost += 1
-                        click.echo(_damage_text(record), err=True)
-                        continue
-                    _write(out, record, to)
-                    count += 1
-                out.flush()
-                os.fsync(out.fileno())
-            if reader.error is not None and count == 0:
-                raise _fail(f"{reader.error} (nothing converted)")
-            if count == 0 and lost == 0:
+        with atomic_file(dest) as out:
+            done = convert_records(data, out, target, on_corrupt=lambda item: click.echo(_damage_text(item), err=True))
+            if done.error is not None and done.games == 0:
+                raise _fail(f"{source}: {done.error} (nothing converted)")
+            if done.games == 0 and not done.damaged:
                 raise _fail(f"{source} holds no games (nothing converted)")
-            os.replace(tmp_name, dest)
-        except BaseException:
-            try:
-                os.unlink(tmp_name)
-            except OSError:
-                pass
-            raise
+    except ArchiveError as exc:  # a record too big for an archive frame
+        raise _fail(f"cannot convert a game: {exc}") from None
     except OSError as exc:
         raise _fail(f"cannot write {dest}: {exc.strerror or exc}") from None
     finally:
-        reader.close()
-    if reader.error is not None:
-        click.echo(f"error: {reader.error}", err=True)
+        if isinstance(data, mmap.mmap):
+            data.close()
+    if done.error is not None:
+        click.echo(f"error: {source}: {done.error}", err=True)
+    lost = len(done.damaged)
     skipped = f", {lost} damaged region{'s' if lost != 1 else ''} skipped" if lost else ""
-    click.echo(f"converted {count} game{'s' if count != 1 else ''} to {dest} ({to}){skipped}")
-    sys.exit(1 if lost or reader.error else 0)
-
-
-def _write(out: IO[bytes], record: GameRecord, to: str) -> None:
-    try:
-        data = encode_frame(record) if to == "msgpack" else (format_sgn(record) + "\n").encode("utf-8")
-    except RecordError as exc:
-        raise _fail(f"cannot convert a game: {exc}") from None
-    out.write(data)
-
+    click.echo(f"converted {done.games} game{'s' if done.games != 1 else ''} to {dest} ({target}){skipped}")
+    sys.exit(1 if lost or done.error else 0)

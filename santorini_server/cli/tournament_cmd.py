@@ -12,20 +12,38 @@ from typing import Any
 
 import click
 import trio
+from click.core import ParameterSource
 
 from ..records import RecordError
 from ..referee.iolog import make_io_log
-from ..tournament.config import Settings, TournamentConfig, load_settings, load_toml, read_openings, save_settings
+from ..tournament.config import (
+    SETTING_NAMES,
+    STATE_FILE,
+    Settings,
+    TournamentConfig,
+    load_settings,
+    load_toml,
+    read_openings,
+    save_settings,
+)
 from ..tournament.output import TournamentFiles
 from ..tournament.pool import default_processes, local_backend
 from ..tournament.runner import Interrupted, run_tournament, standings_block
 
-__all__ = ["tournament"]
+__all__ = ["tournament", "new_settings", "resume_conflicts"]
 
 #: Settings of a bare ``santorini tournament``: a short round-robin of the bundled engines.
 DEFAULT_ENGINES = ["random", "greedy", "alphabeta"]
 DEFAULT_TC = "1+0.01"
 DEFAULT_ROUNDS = 4
+#: Parameters named otherwise than the setting they give (the rest share the setting's name).
+PARAM_OF_SETTING = {"format": "fmt"}
+#: Settings given by a flag of their own (``openings`` is a list; its flag reads a file).
+FLAG_SETTINGS = tuple(name for name in SETTING_NAMES if name != "openings")
+#: What may go with --resume: how to run the games, not which games.
+RESUME_PARAMS = frozenset(
+    {"resume_dir", "force_concurrency", "debug", "concurrency", "backend", "address", "processes"}
+)
 #: File descriptors the referee holds per running engine: stdin, stdout, stderr, lifeline,
 #: status pipe and a pidfd (process layer), with slack for the guard's start-up.
 FDS_PER_ENGINE = 8
@@ -52,7 +70,8 @@ class _Console:
         width = 30
         filled = int(width * done / total) if total else width
         eta = elapsed / done * (total - done) if done else 0
-        self.bar = f"[{'#' * filled}{'.' * (width - filled)}] {done}/{total} games, ETA {datetime.timedelta(seconds=int(eta))}"
+        left = datetime.timedelta(seconds=int(eta))
+        self.bar = f"[{'#' * filled}{'.' * (width - filled)}] {done}/{total} games, ETA {left}"
         sys.stdout.write("\r\x1b[K" + self.bar)
         sys.stdout.flush()
 
@@ -103,7 +122,9 @@ def _check_limits(concurrency: int, force: bool) -> None:
             )
     nproc, _ = resource.getrlimit(resource.RLIMIT_NPROC)
     if nproc != resource.RLIM_INFINITY and concurrency * 4 > nproc:
-        raise click.ClickException(f"--concurrency {concurrency} needs about {concurrency * 4} processes; the limit is {nproc} (ulimit -u)")
+        raise click.ClickException(
+            f"--concurrency {concurrency} needs about {concurrency * 4} processes; the limit is {nproc} (ulimit -u)"
+        )
     cores = os.cpu_count() or 1
     if concurrency > cores and not force:
         raise click.ClickException(
@@ -112,36 +133,118 @@ def _check_limits(concurrency: int, force: bool) -> None:
         )
 
 
+def _read_config(ctx: click.Context, param: click.Parameter, path: Path | None) -> dict[str, Any] | None:
+    """``--config FILE``: the file's settings become the flags' defaults (``ctx.default_map``), so
+    a flag given beats the file and the file beats the built-in default, by click's own rules."""
+    if path is None:
+        return None
+    try:
+        values = load_toml(path)
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from None
+    params = {p.name: p for p in ctx.command.params}
+    defaults = {}
+    for name, value in values.items():
+        if name not in FLAG_SETTINGS:
+            continue
+        flag = params[PARAM_OF_SETTING.get(name, name)]
+        try:  # the flag's own checks (ranges, choices), reported against the file
+            flag.type_cast_value(ctx, value)
+        except click.BadParameter as exc:
+            raise click.ClickException(f"{path}: {name}: {exc.message}") from None
+        defaults[flag.name] = value
+    ctx.default_map = {**(ctx.default_map or {}), **defaults}
+    return values
+
+
+def _given(ctx: click.Context, name: str) -> bool:
+    """Whether the user set parameter ``name`` on the command line (not a default, not the file)."""
+    return ctx.get_parameter_source(name) in (ParameterSource.COMMANDLINE, ParameterSource.ENVIRONMENT)
+
+
+def resume_conflicts(ctx: click.Context) -> list[str]:
+    """The flags given with ``--resume`` that would change which games are played (refused)."""
+    return [max(p.opts, key=len) for p in ctx.command.params
+            if p.name is not None and p.name not in RESUME_PARAMS and _given(ctx, p.name)]
+
+
+def new_settings(ctx: click.Context) -> Settings:
+    """A new tournament's settings: each from its flag, else the ``--config`` file, else the default.
+
+    With no engines anywhere, the bundled demo: its engines, and its short time control and
+    rounds where neither a flag nor the file set them.
+
+    Raises:
+        ValueError: an unreadable ``--openings`` file (one line).
+    """
+    params = ctx.params
+    values = {name: params[PARAM_OF_SETTING.get(name, name)] for name in FLAG_SETTINGS}
+    settings = Settings(**{name: value for name, value in values.items() if value is not None})
+    settings.engines = list(settings.engines)
+    from_file = params["toml_settings"] or {}
+    if params["openings_file"] is not None:
+        settings.openings = read_openings(params["openings_file"])
+    elif "openings" in from_file:
+        settings.openings = list(from_file["openings"])
+    if not settings.engines:
+        settings.engines = list(DEFAULT_ENGINES)
+        if ctx.get_parameter_source("tc") is ParameterSource.DEFAULT:
+            settings.tc = DEFAULT_TC
+        if ctx.get_parameter_source("rounds") is ParameterSource.DEFAULT:
+            settings.rounds = DEFAULT_ROUNDS
+    return settings
+
+
 @click.command()
-@click.option("--engine", "-e", "engines", multiple=True, metavar="SPEC", help="An engine: a bundled name or a quoted spec (cmd=... name=... option.X=Y tc=... timemargin=MS). Repeat.")
+@click.option("--engine", "-e", "engines", multiple=True, metavar="SPEC",
+              help="An engine: a bundled name or a quoted spec (cmd=... name=... option.X=Y tc=... timemargin=MS). "
+                   "Repeat.")
 @click.option("--each", metavar="SPEC", help="Settings for every engine (option.X=Y tc=... timemargin=MS).")
-@click.option("--config", "config_file", type=click.Path(dir_okay=False, path_type=Path), help="A TOML file with the same settings (flags override it).")
-@click.option("--format", "fmt", type=click.Choice(["round-robin", "gauntlet"]), help="Round-robin (default) or gauntlet: the first --seeds engines against the rest.")
+@click.option("--config", "toml_settings", type=click.Path(dir_okay=False, path_type=Path), is_eager=True,
+              callback=_read_config, help="A TOML file with the same settings (flags override it).")
+@click.option("--format", "fmt", type=click.Choice(["round-robin", "gauntlet"]),
+              help="Round-robin (default) or gauntlet: the first --seeds engines against the rest.")
 @click.option("--seeds", type=click.IntRange(min=1), help="Gauntlet seeds (default 1).")
 @click.option("--rounds", type=click.IntRange(min=1), help="Rounds (default 1).")
-@click.option("--games", type=click.IntRange(min=2), help="Games per encounter per round, even (colours swap in each pair). Default: 2 per god matchup x opening.")
-@click.option("--gods", help="God matchups g1/g2[,g3/g4...] or 'all' (every ordered pair of different simple gods). Default mortal/mortal.")
-@click.option("--openings", "openings_file", type=click.Path(dir_okay=False, path_type=Path), help="File of SPS positions, one per line; each played twice with colours reversed.")
-@click.option("--order", type=click.Choice(["sequential", "random"]), help="Order of openings/matchups (random uses --seed).")
+@click.option("--games", type=click.IntRange(min=2),
+              help="Games per encounter per round, even (colours swap in each pair). "
+                   "Default: 2 per god matchup x opening.")
+@click.option("--gods",
+              help="God matchups g1/g2[,g3/g4...] or 'all' (every ordered pair of different simple gods). "
+                   "Default mortal/mortal.")
+@click.option("--openings", "openings_file", type=click.Path(dir_okay=False, path_type=Path),
+              help="File of SPS positions, one per line; each played twice with colours reversed.")
+@click.option("--order", type=click.Choice(["sequential", "random"]),
+              help="Order of openings/matchups (random uses --seed).")
 @click.option("--seed", type=int, help="Seed for --order random.")
 @click.option("--concurrency", "-j", type=click.IntRange(min=1), help="Games at once (default: the number of cores).")
 @click.option("--force-concurrency", is_flag=True, help="Allow more games at once than cores.")
-@click.option("--tc", help="Time control: 60+0.5, 40/60+0, movetime=0.1, depth=6, nodes=N (default 10+0.1; 1+0.01 for the bundled demo).")
-@click.option("--sprt", metavar="'elo0=0 elo1=5 alpha=0.05 beta=0.05'", help="Two engines only: stop when a GSPRT bound on pentanomial pairs is crossed.")
+@click.option("--tc",
+              help="Time control: 60+0.5, 40/60+0, movetime=0.1, depth=6, nodes=N "
+                   "(default 10+0.1; 1+0.01 for the bundled demo).")
+@click.option("--sprt", metavar="'elo0=0 elo1=5 alpha=0.05 beta=0.05'",
+              help="Two engines only: stop when a GSPRT bound on pentanomial pairs is crossed.")
 @click.option("--rating-interval", type=click.IntRange(min=1), help="Print standings every N games (default 10).")
-@click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), help="Folder for games.msgpack, games.sgn, results.jsonl, tournament.json (default tournaments/<time>).")
-@click.option("--resume", "resume_dir", type=click.Path(file_okay=False, path_type=Path), help="Continue the interrupted tournament in this folder.")
+@click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path),
+              help="Folder for games.msgpack, games.sgn, results.jsonl, tournament.json (default tournaments/<time>).")
+@click.option("--resume", "resume_dir", type=click.Path(file_okay=False, path_type=Path),
+              help="Continue the interrupted tournament in this folder.")
 @click.option("--ping", is_flag=True, help="isready before every go, off the clock.")
 @click.option("--event", help="Event tag of the records.")
 @click.option("--debug", is_flag=True, help="Log every SEI line to stderr (JSON when not a terminal).")
 @click.option("--backend", type=click.Choice(["local", "dask"]), default="local", show_default=True,
               help="Where games run: this process, or Dask workers (a local cluster, or --address).")
-@click.option("--address", metavar="tcp://HOST:PORT", help="With --backend dask: the scheduler of `santorini scheduler`.")
-@click.option("--processes", type=click.IntRange(min=1), help="Local backend: referee processes sharing the games (default: one per core, at most --concurrency; 1 with --debug or when --concurrency exceeds the cores).")
+@click.option("--address", metavar="tcp://HOST:PORT",
+              help="With --backend dask: the scheduler of `santorini scheduler`.")
+@click.option("--processes", type=click.IntRange(min=1),
+              help="Local backend: referee processes sharing the games (default: one per core, at most "
+                   "--concurrency; 1 with --debug or when --concurrency exceeds the cores).")
+@click.pass_context
 def tournament(
+    ctx: click.Context,
     engines: tuple[str, ...],
     each: str | None,
-    config_file: Path | None,
+    toml_settings: dict[str, Any] | None,
     fmt: str | None,
     seeds: int | None,
     rounds: int | None,
@@ -185,40 +288,22 @@ def tournament(
         raise click.UsageError(f"bad --address {address!r}: expected tcp://HOST:PORT")
     try:
         if resume_dir is not None:
-            given = [n for n, v in locals().items() if n not in ("resume_dir", "force_concurrency", "debug", "concurrency", "backend", "address", "processes") and v not in (None, (), False)]
-            if given:
-                raise click.UsageError(f"--resume takes the settings from {resume_dir}; do not also give {', '.join('--' + g.replace('_', '-') for g in given)}")
+            conflicts = resume_conflicts(ctx)
+            if conflicts:
+                raise click.UsageError(
+                    f"--resume takes the settings from {resume_dir}; do not also give {', '.join(conflicts)}"
+                )
             settings = load_settings(resume_dir)
             if concurrency:
                 settings.concurrency = concurrency
             directory = resume_dir
         else:
-            settings = Settings()
-            if config_file is not None:
-                for key, value in load_toml(config_file).items():
-                    setattr(settings, key, value)
-            flags: dict[str, Any] = {
-                "each": each, "format": fmt, "seeds": seeds, "rounds": rounds, "games": games, "gods": gods,
-                "order": order, "seed": seed, "concurrency": concurrency, "tc": tc, "sprt": sprt,
-                "rating_interval": rating_interval, "event": event,
-            }
-            for key, value in flags.items():
-                if value is not None:
-                    setattr(settings, key, value)
-            if ping:
-                settings.ping = True
-            if engines:
-                settings.engines = list(engines)
-            if not settings.engines:
-                settings.engines = list(DEFAULT_ENGINES)
-                if config_file is None:
-                    settings.tc = tc or DEFAULT_TC
-                    settings.rounds = rounds or DEFAULT_ROUNDS
-            if openings_file is not None:
-                settings.openings = read_openings(openings_file)
+            settings = new_settings(ctx)
             directory = out_dir or Path("tournaments") / datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
-            if (directory / "tournament.json").exists():
-                raise click.ClickException(f"{directory} already holds a tournament: use --resume {directory}, or another --out")
+            if (directory / STATE_FILE).exists():
+                raise click.ClickException(
+                    f"{directory} already holds a tournament: use --resume {directory}, or another --out"
+                )
         config = TournamentConfig.from_settings(settings)
     except ValueError as exc:
         raise click.ClickException(str(exc)) from None
@@ -235,12 +320,17 @@ def tournament(
         raise click.ClickException(f"cannot write to {directory}: {exc.strerror or exc}") from None
     console = _Console()
     files = TournamentFiles(directory)
-    where = f"Dask at {address}" if address else f"concurrency {config.concurrency}" + (" (Dask local cluster)" if executor else "")
-    click.echo(f"Tournament: {len(config.specs)} engines, {len(config.schedule)} games, tc {config.tc}, {where}; records in {directory}")
+    if address:
+        where = f"Dask at {address}"
+    else:
+        where = f"concurrency {config.concurrency}" + (" (Dask local cluster)" if executor else "")
+    click.echo(f"Tournament: {len(config.specs)} engines, {len(config.schedule)} games, tc {config.tc}, {where}; "
+               f"records in {directory}")
     io_log = make_io_log() if debug else None
     try:
         try:
-            result = trio.run(lambda: run_tournament(config, files, backend=executor, emit=console.emit, progress=console.progress, io_log=io_log))
+            result = trio.run(lambda: run_tournament(config, files, backend=executor, emit=console.emit,
+                                                     progress=console.progress, io_log=io_log))
         except KeyboardInterrupt:  # Ctrl-C before the run's own signal handling was in place
             raise Interrupted("SIGINT") from None
     except Interrupted as stop:

@@ -1,51 +1,72 @@
 """Game records: the :class:`GameRecord` value, SGN text, the msgpack archive, durable writers.
 
+One concept per module: ``game`` (the value), ``sgn`` (the text format), ``frames`` (the archive's
+checksummed frames), ``payload`` (a record inside a frame, schema-checked), ``archive`` (reading
+whole archives), ``durable`` (fsync'd appends, atomic replacement), ``archive_writer``,
+``sgn_writer`` and ``results_jsonl`` (the tournament's three files), ``convert`` (either format
+in, either out).
+
 Pure parse/format (no trio, no rules engine): turns and positions are opaque strings here and
 are re-validated by the rules engine at replay. See SPEC.md, "Game records".
 """
 
 from .archive import (
-    HEADER_SIZE as HEADER_SIZE,
-    MAGIC as MAGIC,
-    MAX_PAYLOAD as MAX_PAYLOAD,
-    SCHEMA_VERSION as SCHEMA_VERSION,
-    ArchiveError as ArchiveError,
-    ArchiveWriter as ArchiveWriter,
-    CorruptFrame as CorruptFrame,
-    Frame as Frame,
-    ResultsWriter as ResultsWriter,
-    SgnWriter as SgnWriter,
-    decode_record as decode_record,
-    encode_frame as encode_frame,
-    encode_record as encode_record,
-    iter_archive as iter_archive,
-    iter_frames as iter_frames,
-    read_archive as read_archive,
-    result_summary as result_summary,
-    scan_archive as scan_archive,
+    encode_frame,
+    iter_archive,
+    map_file,
+    read_archive,
+    read_frame,
+    scan_archive,
 )
-from .convert import archive_to_sgn as archive_to_sgn, sgn_to_archive as sgn_to_archive
+from .archive_writer import ArchiveWriter
+from .convert import (
+    FORMATS,
+    Conversion,
+    Format,
+    archive_to_sgn,
+    convert_records,
+    detect_format,
+    format_of_name,
+    iter_records,
+    record_bytes,
+    sgn_lines,
+    sgn_to_archive,
+)
+from .durable import DurableAppender, atomic_file, fsync_dir
+from .frames import (
+    HEADER_SIZE,
+    MAGIC,
+    MAX_PAYLOAD,
+    ArchiveError,
+    CorruptFrame,
+    Frame,
+    frame_payload,
+    iter_frames,
+)
 from .game import (
-    MAX_COUNT as MAX_COUNT,
-    REQUIRED_TAGS as REQUIRED_TAGS,
-    RESULTS as RESULTS,
-    TAG_ORDER as TAG_ORDER,
-    GameRecord as GameRecord,
-    RecordError as RecordError,
-    TurnRecord as TurnRecord,
-    check_tag as check_tag,
-    check_text as check_text,
-    clean_text as clean_text,
-    start_side_and_turn as start_side_and_turn,
+    MAX_COUNT,
+    REQUIRED_TAGS,
+    RESULTS,
+    TAG_ORDER,
+    GameRecord,
+    RecordError,
+    TurnRecord,
+    check_tag,
+    check_text,
+    clean_text,
+    start_side_and_turn,
 )
+from .payload import SCHEMA_VERSION, decode_record, encode_record
+from .results_jsonl import ResultsWriter, result_summary
 from .sgn import (
-    MAX_LINE as MAX_LINE,
-    SgnError as SgnError,
-    format_sgn as format_sgn,
-    format_sgn_games as format_sgn_games,
-    iter_sgn as iter_sgn,
-    parse_sgn as parse_sgn,
+    MAX_LINE,
+    SgnError,
+    format_sgn,
+    format_sgn_games,
+    iter_sgn,
+    parse_sgn,
 )
+from .sgn_writer import SgnWriter
 
 __all__ = [
     # game
@@ -53,11 +74,17 @@ __all__ = [
     "TAG_ORDER", "MAX_COUNT", "check_tag", "check_text", "clean_text", "start_side_and_turn",
     # sgn
     "SgnError", "MAX_LINE", "format_sgn", "format_sgn_games", "parse_sgn", "iter_sgn",
+    # frames
+    "ArchiveError", "CorruptFrame", "Frame", "MAGIC", "HEADER_SIZE", "MAX_PAYLOAD", "frame_payload",
+    "iter_frames",
+    # payload
+    "SCHEMA_VERSION", "encode_record", "decode_record",
     # archive
-    "ArchiveError", "CorruptFrame", "Frame", "MAGIC", "HEADER_SIZE", "MAX_PAYLOAD",
-    "SCHEMA_VERSION", "encode_record", "decode_record", "encode_frame", "iter_frames",
-    "scan_archive", "iter_archive", "read_archive", "result_summary",
-    "ArchiveWriter", "ResultsWriter", "SgnWriter",
+    "encode_frame", "read_frame", "scan_archive", "map_file", "iter_archive", "read_archive",
+    # durable files and the writers
+    "DurableAppender", "atomic_file", "fsync_dir", "ArchiveWriter", "SgnWriter", "ResultsWriter",
+    "result_summary",
     # convert
-    "sgn_to_archive", "archive_to_sgn",
+    "Format", "FORMATS", "detect_format", "format_of_name", "sgn_lines", "iter_records", "record_bytes",
+    "Conversion", "convert_records", "sgn_to_archive", "archive_to_sgn",
 ]

@@ -3,6 +3,10 @@
 The saved form (``tournament.json`` in the output folder) holds the settings as the user wrote
 them (engine specs as text, the time control as text, the openings themselves), so a resumed
 run rebuilds exactly the same schedule with the same parsers and the same error messages.
+
+:class:`Settings` is a schema (a msgspec struct): a TOML file and a saved ``tournament.json``
+are checked against it field by field, and a wrong type is one line naming the field
+("t.toml: Expected `int`, got `str` - at `$.rounds`"), never a traceback further on.
 """
 
 from __future__ import annotations
@@ -10,34 +14,46 @@ from __future__ import annotations
 import json
 import os
 import tomllib
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
+
+import msgspec
 
 from ..adjudicator import TimeControl, parse_tc
+from ..records import atomic_file
 from ..referee.engine_spec import EngineSpec, parse_engine_spec
 from ..rules import NotationError, parse_sps
 from ..stats.sprt import SprtConfig
 from .schedule import ScheduledGame, build_schedule, parse_gods_list
 
-__all__ = ["Settings", "TournamentConfig", "load_toml", "read_openings", "parse_sprt", "STATE_FILE"]
+__all__ = [
+    "Settings",
+    "TournamentConfig",
+    "load_toml",
+    "read_openings",
+    "parse_sprt",
+    "save_settings",
+    "load_settings",
+    "STATE_FILE",
+    "SETTING_NAMES",
+]
 
 STATE_FILE = "tournament.json"
 STATE_VERSION = 1
 
 
-@dataclass
-class Settings:
+class Settings(msgspec.Struct, forbid_unknown_fields=True):
     """The user's settings, as text where a parser owns the grammar (JSON- and TOML-friendly)."""
 
-    engines: list[str] = field(default_factory=list)
+    engines: list[str] = msgspec.field(default_factory=list)
     each: str = ""
     format: str = "round-robin"
     seeds: int = 1
     rounds: int = 1
     games: int | None = None
     gods: str = "mortal/mortal"
-    openings: list[str] = field(default_factory=list)
+    openings: list[str] = msgspec.field(default_factory=list)
     order: str = "sequential"
     seed: int = 0
     tc: str = "10+0.1"
@@ -48,55 +64,60 @@ class Settings:
     event: str = "santorini tournament"
 
     def to_json(self) -> dict[str, Any]:
-        return {"version": STATE_VERSION, "settings": asdict(self)}
+        """The saved form: ``{"version": 1, "settings": {...}}``."""
+        return {"version": STATE_VERSION, "settings": msgspec.to_builtins(self)}
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> "Settings":
-        if data.get("version") != STATE_VERSION:
-            raise ValueError(f"unsupported tournament state version {data.get('version')!r}")
-        known = {f.name for f in fields(cls)}
-        raw = data.get("settings", {})
-        unknown = set(raw) - known
-        if unknown:
-            raise ValueError(f"unknown settings in the state file: {', '.join(sorted(unknown))}")
-        return cls(**raw)
+    def from_json(cls, data: object) -> Settings:
+        """Settings from their saved form, every field checked.
+
+        Raises:
+            ValueError: another version, an unknown setting or a wrong type (one line, naming
+                the field).
+        """
+        try:
+            return msgspec.convert(data, _SavedSettings).settings
+        except msgspec.ValidationError as exc:
+            raise ValueError(f"not version-{STATE_VERSION} tournament settings: {exc}") from None
+
+
+class _SavedSettings(msgspec.Struct):
+    """The saved form; keys it does not know are ignored, as a newer referee may add some."""
+
+    version: Literal[1]
+    settings: Settings
+
+
+#: The settings' names, in order (the TOML file's keys, ``-`` or ``_``).
+SETTING_NAMES: tuple[str, ...] = Settings.__struct_fields__
 
 
 def load_toml(path: Path) -> dict[str, Any]:
-    """Settings from a TOML file: the same names as the flags (``engines`` is a list of specs)."""
+    """The settings a TOML file gives (only those): the same names as the flags, ``-`` or ``_``
+    (``rating-interval``), ``engines`` (or ``engine``) a list of specs, ``openings`` a list of SPS.
+
+    Raises:
+        ValueError: unreadable, not TOML, an unknown setting or a wrong type (one line).
+    """
     try:
         data = tomllib.loads(path.read_text())
     except OSError as exc:
         raise ValueError(f"cannot read {path}: {exc.strerror}") from None
-    except tomllib.TOMLDecodeError as exc:
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ValueError(f"{path}: invalid TOML: {exc}") from None
-    known = {f.name for f in fields(Settings)}
     data = {k.replace("-", "_"): v for k, v in data.items()}
     if "engine" in data and "engines" not in data:
         data["engines"] = data.pop("engine")
-    unknown = set(data) - known
+    unknown = set(data) - set(SETTING_NAMES)
     if unknown:
-        raise ValueError(f"{path}: unknown setting(s) {', '.join(sorted(unknown))} (known: {', '.join(sorted(known))})")
-    for name, value in data.items():
-        expected = _SETTING_TYPES[name]
-        if not _has_type(value, expected):
-            raise ValueError(f"{path}: {name} must be {expected}, not {type(value).__name__} {value!r}"[:300])
-    return data
-
-
-#: What each setting holds in TOML (what the parsers downstream expect: text for a grammar).
-_SETTING_TYPES = {f.name: {"list[str]": "a list of strings", "int": "an integer", "int | None": "an integer",
-                            "bool": "true or false"}.get(str(f.type), "a string") for f in fields(Settings)}  # fmt: skip
-
-
-def _has_type(value: object, expected: str) -> bool:
-    if expected == "a list of strings":
-        return isinstance(value, list) and all(isinstance(v, str) for v in value)
-    if expected == "an integer":
-        return type(value) is int
-    if expected == "true or false":
-        return type(value) is bool
-    return isinstance(value, str)
+        raise ValueError(
+            f"{path}: unknown setting(s) {', '.join(sorted(unknown))} (known: {', '.join(sorted(SETTING_NAMES))})"
+        )
+    try:
+        checked = msgspec.convert(data, Settings)
+    except msgspec.ValidationError as exc:
+        raise ValueError(f"{path}: {exc}") from None
+    return {name: getattr(checked, name) for name in data}
 
 
 def read_openings(path: Path) -> list[str]:
@@ -150,7 +171,7 @@ class TournamentConfig:
     concurrency: int
 
     @classmethod
-    def from_settings(cls, settings: Settings) -> "TournamentConfig":
+    def from_settings(cls, settings: Settings) -> TournamentConfig:
         """Parse and check everything; raises ValueError with a one-line message."""
         if len(settings.engines) < 2:
             raise ValueError(f"a tournament needs at least 2 engines (--engine), got {len(settings.engines)}")
@@ -194,22 +215,24 @@ class TournamentConfig:
 
 def save_settings(directory: Path, settings: Settings) -> None:
     """Write ``tournament.json`` atomically (temp file, fsync, rename)."""
-    path = directory / STATE_FILE
-    tmp = path.with_suffix(".json.tmp")
-    with open(tmp, "w") as f:
-        json.dump(settings.to_json(), f, indent=2)
-        f.write("\n")
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
+    with atomic_file(directory / STATE_FILE) as f:
+        f.write((json.dumps(settings.to_json(), indent=2) + "\n").encode("utf-8"))
 
 
 def load_settings(directory: Path) -> Settings:
+    """The settings saved in ``directory`` (for ``--resume``).
+
+    Raises:
+        ValueError: no saved settings there, or not readable as settings (one line).
+    """
     path = directory / STATE_FILE
     try:
         data = json.loads(path.read_text())
     except FileNotFoundError:
         raise ValueError(f"{directory} holds no tournament to resume (no {STATE_FILE})") from None
-    except (OSError, json.JSONDecodeError) as exc:
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise ValueError(f"cannot read {path}: {exc}") from None
-    return Settings.from_json(data)
+    try:
+        return Settings.from_json(data)
+    except ValueError as exc:
+        raise ValueError(f"{path}: {exc}") from None

@@ -16,8 +16,7 @@ from pathlib import Path
 
 import trio
 
-from ..records import ArchiveWriter, GameRecord, ResultsWriter, SgnWriter, read_archive
-from ..records.archive import CorruptFrame
+from ..records import ArchiveWriter, CorruptFrame, GameRecord, ResultsWriter, SgnWriter, read_archive
 
 __all__ = ["TournamentFiles", "ARCHIVE", "SGN", "RESULTS"]
 
@@ -66,7 +65,9 @@ class TournamentFiles:
         os.replace(tmp, path)
 
     def _append(self, record: GameRecord) -> None:
-        assert self._archive and self._sgn and self._results
+        assert self._archive is not None
+        assert self._sgn is not None
+        assert self._results is not None
         self._archive.append(record)  # the game counts from here on
         self._sgn.append(record)
         self._results.append(record)

@@ -1,0 +1,86 @@
+"""The archive payload: one game record as a msgpack map, schema version 1, checked by a schema.
+
+Schema, version 1 (SPEC.md, "The msgpack archive"; strings are msgpack str, UTF-8)::
+
+    {"v": 1,
+     "tags":  [[name, value], ...],                       # in record order
+     "turns": [[turn, time_ms, score, depth, nodes, comment], ...]}
+
+Each turn array drops trailing nils (``["b3,d3"]`` is a turn with no telemetry), so arrays have 1
+to 6 elements; a nil inside means "absent". Readers ignore map keys they do not know (room for
+optional additions); a different ``v`` is refused.
+
+The schema is declared once, as msgspec structs: the decoder checks every type while it parses
+(no intermediate dicts) and its errors name the field ("Expected `int | null`, got `str` - at
+`$.turns[3][1]`"), which is what a user needs to find a damaged record. What the types cannot
+say (tag names, turn syntax, number ranges) :class:`~.game.GameRecord` checks, as it does for
+every record from anywhere.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import msgspec
+from msgspec.structs import astuple
+
+from .frames import ArchiveError
+from .game import GameRecord, RecordError, TurnRecord
+
+__all__ = ["SCHEMA_VERSION", "encode_record", "decode_record"]
+
+SCHEMA_VERSION = 1
+
+
+class _TurnRow(msgspec.Struct, array_like=True, forbid_unknown_fields=True, gc=False):
+    """A turn array: the turn, then optional telemetry (trailing nils may be left out)."""
+
+    turn: str
+    time_ms: int | None = None
+    score: str | None = None
+    depth: int | None = None
+    nodes: int | None = None
+    comment: str | None = None
+
+
+class _PayloadV1(msgspec.Struct):
+    """The payload map. ``v`` comes first in every payload we write, so a future version is
+    refused by its number before its other fields are looked at."""
+
+    v: Literal[1]
+    tags: list[tuple[str, str]]
+    turns: list[_TurnRow]
+
+
+_DECODER = msgspec.msgpack.Decoder(_PayloadV1)
+_ENCODER = msgspec.msgpack.Encoder()
+
+
+def encode_record(record: GameRecord) -> bytes:
+    """The msgpack payload (schema version 1) of ``record``; deterministic."""
+    turns = []
+    for t in record.turns:
+        row: list[Any] = [t.turn, t.time_ms, t.score, t.depth, t.nodes, t.comment]
+        while row[-1] is None:
+            row.pop()
+        turns.append(row)
+    return _ENCODER.encode({"v": SCHEMA_VERSION, "tags": record.tags, "turns": turns})
+
+
+def decode_record(payload: bytes) -> GameRecord:
+    """The record in a msgpack payload.
+
+    Raises:
+        ArchiveError: not msgpack, not schema version 1 (the message names the field), or not a
+            valid record.
+    """
+    try:
+        obj = _DECODER.decode(payload)
+    except msgspec.ValidationError as e:
+        raise ArchiveError(f"payload is not a version-{SCHEMA_VERSION} game record: {e}") from None
+    except msgspec.DecodeError as e:
+        raise ArchiveError(f"payload is not msgpack: {e}") from None
+    try:
+        return GameRecord(tuple(obj.tags), tuple([TurnRecord(*astuple(t)) for t in obj.turns]))
+    except RecordError as e:
+        raise ArchiveError(f"payload is not a valid record: {e}") from None
