@@ -52,12 +52,12 @@ LAYERS: dict[str, Layer] = {
     "stats": _layer(pure=True),
     "sei": _layer("termination", pure=True),
     "render": _layer("rules", pure=True),
-    "records": _layer("rules termination", "msgpack"),
+    "records": _layer("rules termination", "msgspec"),
     "adjudicator": _layer("rules sei termination records", pure=True),
     "process": _layer("", "trio structlog"),
     "referee": _layer("rules sei termination records stats adjudicator process", "trio structlog"),
     "check": _layer("rules sei termination records adjudicator process referee", "trio structlog"),
-    "tournament": _layer("rules sei termination records stats adjudicator process referee", "trio structlog"),
+    "tournament": _layer("rules sei termination records stats adjudicator process referee", "trio structlog msgspec"),
     "backends": _layer(
         "rules termination records stats adjudicator process referee tournament", "trio structlog dask distributed"
     ),
