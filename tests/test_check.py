@@ -15,9 +15,10 @@ import pytest
 from click.testing import CliRunner
 
 from santorini_server.cli import main
-from santorini_server.referee.compliance import CHECKS, CROSS_SPS, ComplianceReport, ComplianceStartError, info_problem, run_compliance
+from santorini_server.check import CHECKS, CROSS_SPS, ComplianceReport, ComplianceStartError, info_problem, run_compliance
 from santorini_server.referee.engine_spec import EngineSpec, parse_engine_spec
 from santorini_server.rules import GODS, Position
+from santorini_server.sei import Info, SeiConnection
 
 GALLERY = Path(__file__).parent / "gallery"
 SPEC_DOC = Path(__file__).parent.parent / "SPEC.md"
@@ -136,7 +137,7 @@ async def test_no_handshake_means_dead_from_the_start() -> None:
 
 
 async def test_a_missing_program_is_a_start_error() -> None:
-    with pytest.raises(ComplianceStartError, match="cannot start nope"):
+    with pytest.raises(ComplianceStartError, match="could not start nope"):
         await run_compliance(EngineSpec(name="nope", argv=("/nonexistent/engine",)))
 
 
@@ -152,7 +153,11 @@ async def test_a_missing_program_is_a_start_error() -> None:
     ],
 )
 def test_info_lines_are_checked_field_by_field(line: str, problem: str | None) -> None:
-    found = info_problem(line, Position.from_sps("mortal/mortal;00000/00000/00000/00000/00000;b3,d3/c2,c4;1;2"))
+    conn = SeiConnection(strict_info=True)  # the codec's one info reader, read strictly
+    conn.receive_data(line.encode() + b"\n")
+    info = conn.next_event()
+    assert isinstance(info, Info)
+    found = info_problem(info, Position.from_sps("mortal/mortal;00000/00000/00000/00000/00000;b3,d3/c2,c4;1;2"))
     if problem is None:
         assert found is None
     else:
@@ -191,7 +196,7 @@ def test_cli_failing_engine_exits_1_and_verbose_shows_the_exchange() -> None:
 @pytest.mark.parametrize(
     ("spec", "message"),
     [
-        ("cmd=/nonexistent/engine", "Error: cannot start engine: cannot execute '/nonexistent/engine'"),
+        ("cmd=/nonexistent/engine", "Error: could not start engine: cannot execute '/nonexistent/engine'"),
         ("cmd=./x bogus", "Error: Invalid value for 'ENGINE': bad engine spec token 'bogus'"),
         ("cmd=", "Error: Invalid value for 'ENGINE': bad engine spec token 'cmd=': the program is empty"),
     ],

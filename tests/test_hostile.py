@@ -24,7 +24,7 @@ import trio
 import trio.testing
 
 from santorini_server.referee import Engine, EngineFailure, GameSetup, parse_engine_spec, parse_tc, play_game
-from santorini_server.referee.compliance import run_compliance
+from santorini_server.check import run_compliance
 from santorini_server.referee.match import MatchConfig, MatchSummary, run_match
 from santorini_server.rules import GODS
 

@@ -9,7 +9,7 @@ import click
 import structlog
 import trio
 
-from ..referee.compliance import CheckResult, ComplianceReport, ComplianceStartError, run_compliance
+from ..check import CheckResult, ComplianceReport, ComplianceStartError, run_compliance
 from ..referee.engine_spec import EngineSpec
 from ..rules import GODS, MORTAL
 from .options import ENGINE

@@ -144,10 +144,12 @@ class EngineInfo:
 class EngineChannel:
     """A started engine process and its SEI codec; created by :meth:`open`."""
 
-    def __init__(self, spec: EngineSpec, process: EngineProcess, *, tap: Tap | None, write_timeout: float) -> None:
+    def __init__(
+        self, spec: EngineSpec, process: EngineProcess, *, tap: Tap | None, write_timeout: float, strict_info: bool
+    ) -> None:
         self.spec = spec
         self.process = process
-        self.conn = SeiConnection()
+        self.conn = SeiConnection(strict_info=strict_info)
         self.info = EngineInfo()
         self.broken = False
         """Set after any failure: the engine must be restarted before it is used again."""
@@ -175,8 +177,12 @@ class EngineChannel:
         write_timeout: float = WRITE_TIMEOUT,
         quit_grace: float = QUIT_GRACE,
         term_grace: float = TERM_GRACE,
+        strict_info: bool = False,
     ) -> EngineChannel:
         """Start the engine in ``nursery`` (which outlives the channel's uses), without handshake.
+
+        ``write_timeout`` bounds each write; ``quit_grace`` and ``term_grace`` the shutdown if the
+        nursery is cancelled; ``strict_info`` makes the codec name garbled ``info`` fields.
 
         Raises:
             EngineFailure: ``crash``, the program could not be started.
@@ -192,7 +198,7 @@ class EngineChannel:
             process: EngineProcess = await nursery.start(start)
         except EngineStartError as exc:
             raise EngineFailure("crash", f"could not start {spec.name}: {exc}") from None
-        return cls(spec, process, tap=tap, write_timeout=write_timeout)
+        return cls(spec, process, tap=tap, write_timeout=write_timeout, strict_info=strict_info)
 
     # -- writing -----------------------------------------------------------------------------
 
@@ -253,7 +259,7 @@ class EngineChannel:
             raise EngineFailure("stall", f"stopped reading its input for {self.write_timeout:g} s") from None
         except (trio.BrokenResourceError, trio.ClosedResourceError):
             self._send_failed()
-            raise EngineFailure("crash", "its input is closed") from None
+            raise EngineFailure("crash", "closed its input") from None
 
     def _send_failed(self) -> None:
         self.broken = True

@@ -62,14 +62,16 @@ class SeiConnection:
 
     Args:
         max_line_length: longest engine line accepted, in bytes (tests lower it).
+        strict_info: read ``info`` lines strictly: a garbled field is named in ``Info.problem``
+            (``santorini check``); the lines are still never an error.
     """
 
-    def __init__(self, *, max_line_length: int = MAX_LINE_LENGTH) -> None:
+    def __init__(self, *, max_line_length: int = MAX_LINE_LENGTH, strict_info: bool = False) -> None:
         if max_line_length < 1:
             raise ValueError(f"max_line_length must be >= 1, got {max_line_length}")
         self._max_line_length = max_line_length
         self._cs = ConnectionState()
-        self._ctx = ReadContext()
+        self._ctx = ReadContext(strict_info=strict_info)
         self._buffer = bytearray()
         # Start of the first line not known to be complete (0: no complete line buffered).
         self._line_start = 0

@@ -163,6 +163,9 @@ class Info:
     string: str | None = None
     #: The whole line (CR stripped), for logs and for fields this parser does not know.
     raw: str = ""
+    #: Why the line is malformed, when the connection reads ``info`` strictly
+    #: (``SeiConnection(strict_info=True)``): the first garbled field.  None otherwise.
+    problem: str | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
