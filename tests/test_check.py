@@ -14,8 +14,15 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from santorini_server.check import (
+    CHECKS,
+    CROSS_SPS,
+    ComplianceReport,
+    ComplianceStartError,
+    info_problem,
+    run_compliance,
+)
 from santorini_server.cli import main
-from santorini_server.check import CHECKS, CROSS_SPS, ComplianceReport, ComplianceStartError, info_problem, run_compliance
 from santorini_server.referee.engine_spec import EngineSpec, parse_engine_spec
 from santorini_server.rules import GODS, Position
 from santorini_server.sei import Info, SeiConnection
@@ -88,8 +95,10 @@ async def test_broken_engine_fails_the_check_that_names_its_fault(fault: str, ex
 
 
 async def test_messages_name_what_went_wrong() -> None:
-    report = await run_compliance(faulty("late-ready", "double-bestmove", "bad-info", "bad-gods", "no-error"), gods=[], timeout=3)
-    assert failed(report) == {"isready-searching", "single-bestmove", "info", "gods", "unsupported-god"}, describe(report)
+    spec = faulty("late-ready", "double-bestmove", "bad-info", "bad-gods", "no-error")
+    report = await run_compliance(spec, gods=[], timeout=3)
+    expected = {"isready-searching", "single-bestmove", "info", "gods", "unsupported-god"}
+    assert failed(report) == expected, describe(report)
     assert "no readyok within 1000 ms during a search" in report.result("isready-searching").reason
     assert report.result("single-bestmove").reason.startswith(
         "after the bestmove for stop: protocol violation: engine sent BestMove in state IDLE: 'bestmove "
@@ -172,7 +181,8 @@ def test_the_spec_section_lists_every_check() -> None:
 # --- CLI -----------------------------------------------------------------------------------------
 
 def test_cli_passing_engine_exits_0_with_one_line_per_check() -> None:
-    result = CliRunner().invoke(main, ["check", f"cmd={sys.executable} arg={GALLERY / 'faulty.py'}", "--gods", "pan", "--timeout", "3"])
+    spec = f"cmd={sys.executable} arg={GALLERY / 'faulty.py'}"
+    result = CliRunner().invoke(main, ["check", spec, "--gods", "pan", "--timeout", "3"])
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
     assert re.fullmatch(r"PASS handshake: seiok 1 in \d+ ms", lines[1])

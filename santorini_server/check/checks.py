@@ -45,7 +45,7 @@ from ..sei import (
 from ..sei import Position as PositionCommand
 from .judge import after, judge, mover_clock, play
 from .report import Verdict
-from .session import Fail, Session, ms, quote
+from .session import Session, ms, quote
 
 __all__ = ["CHECKS", "CROSS_SPS", "PLAN", "Check", "GodChecks", "god_sps", "info_problem"]
 
@@ -168,9 +168,8 @@ def _option_problem(opt: Option) -> str | None:
             return f"combo option {quote(name)} has no var"
         if opt.default not in opt.vars:
             return f"combo option {quote(name)}: default {quote(str(opt.default))} is not one of its vars"
-    elif opt.type == "button":
-        if opt.default is not None:
-            return f"button option {quote(name)} has a default"
+    elif opt.type == "button" and opt.default is not None:
+        return f"button option {quote(name)} has a default"
     return None
 
 
@@ -218,7 +217,9 @@ async def _setoption(s: Session) -> Verdict:
             return "fail", f"no readyok within {s.timeout:g} s after setoption name {name} (from the engine spec)"
         errors = s.take_errors()
         if errors:
-            return "fail", f"setoption name {name} value {value} (from the engine spec) answered error {quote(errors[0])}"
+            return "fail", (
+                f"setoption name {name} value {value} (from the engine spec) answered error {quote(errors[0])}"
+            )
     extra = f", {len(s.spec.options)} from the engine spec" if s.spec.options else ""
     if not sent:
         return "pass", f"no option with a default to set{extra}"
@@ -354,7 +355,8 @@ def _god_check(god: str) -> CheckFn:
 
 async def _clock(s: Session) -> Verdict:
     await s.ensure_game((MORTAL, MORTAL))
-    return await _clock_turn(s, Position.from_sps(CROSS_SPS), PositionCommand(sps=CROSS_SPS), Go(p1time=1000, p2time=1000))
+    go = Go(p1time=1000, p2time=1000)
+    return await _clock_turn(s, Position.from_sps(CROSS_SPS), PositionCommand(sps=CROSS_SPS), go)
 
 
 async def _clock_p2(s: Session) -> Verdict:
@@ -429,7 +431,8 @@ async def _isready_searching(s: Session) -> Verdict:
     while True:
         event = await s.read(deadline)
         if event is None:
-            return "fail", f"no readyok within {ms(READY_LIMIT)} during a search (isready must be answered while searching)"
+            limit = ms(READY_LIMIT)
+            return "fail", f"no readyok within {limit} during a search (isready must be answered while searching)"
         if isinstance(event, ReadyOk):
             return "pass", f"readyok in {ms(s.arrived - started)} during the search"
         if isinstance(event, (BestMove, Resign)):
@@ -537,7 +540,8 @@ async def _unknown_command(s: Session) -> Verdict:
         return "fail", f"no readyok within {ms(READY_LIMIT)} after an unknown command"
     errors = s.take_errors()
     if errors:
-        return "warn", f"answered error {quote(errors[0])} (SEI: ignore it, optionally 'info string unknown command ...')"
+        advice = "SEI: ignore it, optionally 'info string unknown command ...'"
+        return "warn", f"answered error {quote(errors[0])} ({advice})"
     reported = any(info.string is not None for info, _ in s.infos[before:])
     return "pass", "ignored" + (", reported as info string" if reported else "") + f"; readyok in {ms(elapsed)}"
 

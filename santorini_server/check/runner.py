@@ -33,7 +33,7 @@ async def run_compliance(
     spec: EngineSpec,
     *,
     gods: Sequence[str] | None = None,
-    timeout: float = 10.0,
+    timeout: float = 10.0,  # noqa: ASYNC109 (a limit on each reply, not on the run)
     on_result: ResultCallback | None = None,
 ) -> ComplianceReport:
     """Run every check against ``spec`` and return the report; ``on_result`` sees each line as it
@@ -131,6 +131,5 @@ async def _after(s: Session, check: Check, usable: bool) -> None:
         return
     if check.keeps_state and usable:
         return
-    if not usable or not await s.settle():
-        if not await s.restart():
-            s.dead_reason = s.dead_reason or "could not be restarted"
+    if (not usable or not await s.settle()) and not await s.restart():
+        s.dead_reason = s.dead_reason or "could not be restarted"

@@ -32,8 +32,8 @@ from ..sei import (
     NewGame,
     ReadyOk,
     Resign,
-    SetOption,
     SeiConnection,
+    SetOption,
     Stop,
     Unknown,
 )

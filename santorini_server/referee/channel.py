@@ -89,10 +89,6 @@ _MEMORY_WORDS = (
 #: (a ``bestmove`` with no ``go`` outstanding too, although its quoted line says "bestmove").
 _BAD_BESTMOVE = ("bestmove takes exactly one turn", "bestmove turn is not printable ASCII")
 
-#: After this many answers in a row that were not in yet when first looked for, a turn's read
-#: stops looking before it waits (but for every 32nd turn).
-_LATE_STREAK = 8
-
 #: Reads of an idle engine's pending output (64 KiB each) in one poll: bounds the poll against
 #: an engine that floods its stdout while the opponent thinks.
 _IDLE_READS = 16
@@ -160,8 +156,6 @@ class EngineChannel:
         self.now = trio.lowlevel.current_clock().current_time
         """The run's clock, bound once (``trio.current_time`` is three calls deep)."""
         self._live = live_games()
-        self._late_answers = 0
-        """Consecutive turn reads that found no output yet (see :meth:`receive`)."""
 
     @property
     def name(self) -> str:
@@ -320,7 +314,6 @@ class EngineChannel:
         """
         process = self.process
         crowded = self._live[0] > 1
-        late = self._late_answers
         if deadline is None:
             if crowded or self.now() >= trio.current_effective_deadline():
                 # A read bounded by the caller's timeout, which only a pass through the
@@ -330,18 +323,10 @@ class EngineChannel:
             else:
                 await trio.lowlevel.checkpoint_if_cancelled()
             data = process.receive_nowait() if process.output_pending() else None
-        elif late < _LATE_STREAK or not late % 32:
-            await trio.lowlevel.checkpoint_if_cancelled()  # a turn checks its deadline itself
-            # An engine whose last answer was in at first look has most likely answered again:
-            # read at once (one system call); after a late answer, FIONREAD first.
-            data = process.receive_nowait() if not late or process.output_pending() else None
         else:
-            # This engine's answers keep coming after we first look (it runs on another
-            # core): wait at once, without the wasted look; every 32nd turn looks again.
-            data = None
+            await trio.lowlevel.checkpoint_if_cancelled()  # a turn checks its deadline itself
+            data = process.receive_nowait()  # the answer is usually in: one system call
         waited = data is None
-        if deadline is not None:
-            self._late_answers = late + 1 if waited else 0
         if data is None:
             if deadline is not None:
                 deadline.deadline = at

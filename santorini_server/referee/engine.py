@@ -32,17 +32,14 @@ from ..sei import (
     BestMove,
     EngineError,
     Go,
-    GoLine,
     Info,
     IsReady,
     NewGame,
     Position,
-    PositionWriter,
     ReadyOk,
     Resign,
     Result,
     SeiConnection,
-    SeiProtocolError,
     SetOption,
     Stop,
 )
@@ -221,8 +218,8 @@ class Engine:
 
     async def think(
         self,
-        position: Position | PositionWriter,
-        go: Go | GoLine,
+        position: Position,
+        go: Go,
         *,
         deadline: trio.CancelScope,
         allowance: float,
@@ -242,15 +239,11 @@ class Engine:
         self._poll_idle()
         if ping:
             deadline.deadline = math.inf  # the sync is off the clock (and waits)
-            await channel.send(position if isinstance(position, Position) else position.message())
+            await channel.send(position)
             await self.ping()
-            assert isinstance(go, Go), "the ping path takes a Go message"
             data = channel.encode(go)
         else:
-            try:
-                data = channel.conn.send_search(position, go)
-            except SeiProtocolError as exc:
-                raise channel.cannot_send(exc) from None
+            data = channel.encode(position, go)
         # The turn's deadline is its allowance from the end of the write (the stopwatch's
         # start; Clock.charge judges the exact overrun), plus WRITE_SLACK; a write that has to
         # wait is bounded by the allowance from its start.

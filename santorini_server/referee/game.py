@@ -4,9 +4,9 @@ Theory of operation.  The loop asks the side to move for a turn (``position`` an
 write), checks the answer against the rules (``Position.play``: parse, normalise, match), charges
 the clock and moves on, until a win, a side with no complete turn, or a failure.  One cancel
 scope spans the game; ``Engine.think`` arms it with the mover's deadline when it has to wait,
-so the per-turn path creates no new scope.  The requests are written incrementally (a
-``PositionWriter`` and one ``go_writer`` per mover), so a turn formats one move and two clocks.
-A deadline that fires is a time loss; the engine is then told ``stop`` and given a bounded time
+so the per-turn path creates no new scope.  Each turn's request is a ``position`` with the
+moves so far and a ``go`` with both clocks, made trusted (their values come from the rules core
+and the clocks).  A deadline that fires is a time loss; the engine is then told ``stop`` and given a bounded time
 to answer, outside the scope.  Everything an engine does wrong becomes an
 ``Outcome`` with a precise detail; nothing an engine does raises out of :func:`play_game`.
 """
@@ -24,7 +24,8 @@ from ..notation import IllegalTurnError, MalformedTurnError
 from ..records import GameRecord, TurnRecord
 from ..records.game import MAX_COUNT, clean_text
 from ..rules import Position, ruleset_of
-from ..sei import Go, Info, PositionWriter, go_writer
+from ..sei import Go, Info
+from ..sei import Position as PositionCommand
 from .engine import Engine, EngineFailure, live_games
 from .engine_spec import EngineSpec
 from .outcome import Outcome
@@ -189,11 +190,7 @@ async def play_game(engines: tuple[Engine, Engine], setup: GameSetup) -> GameRep
     deadline = trio.CancelScope()
     mover = pos.to_move
     ping = setup.ping
-    # Each turn's request is written incrementally: the move list grows by one turn, and the
-    # go lines' fixed parts are written once (one writer per mover's limits).
-    go_lines = [go_writer(_go(clocks, clocks[side].tc, side)) for side in (0, 1)]
-    position_line = PositionWriter(setup.opening)
-    c1, c2 = clocks
+    moves: list[str] = []  # canonical STN from the rules core: trusted by the position command
     live = live_games()
     live[0] += 1
     try:
@@ -206,10 +203,8 @@ async def play_game(engines: tuple[Engine, Engine], setup: GameSetup) -> GameRep
                 clock = clocks[mover]
                 try:
                     reply = await engines[mover].think(
-                        position_line,
-                        _go(clocks, clock.tc, mover)
-                        if ping
-                        else go_lines[mover](c1.wire_ms, c2.wire_ms, clock.movestogo),
+                        PositionCommand._trusted(setup.opening, tuple(moves)),
+                        _go(clocks, clock.tc, mover),
                         ping=ping,
                         deadline=deadline,
                         allowance=clock.allowance_ms() / 1000,
@@ -233,7 +228,7 @@ async def play_game(engines: tuple[Engine, Engine], setup: GameSetup) -> GameRep
                     outcome = Outcome(2 - mover, "illegal", f"{kind}{_cut(repr(reply.turn))}")
                     break
                 played.append((transition.stn, round(elapsed_ms), reply.info))
-                position_line.push(transition.stn)
+                moves.append(transition.stn)
                 pos = transition.position
                 if transition.win:
                     outcome = Outcome(mover + 1, transition.termination or "climb", "")

@@ -67,7 +67,7 @@ _OPTION_KEYWORDS = frozenset({"name", "type", "default", "min", "max", "var"})
 class ReadContext:
     """What the reader needs to know about the requests in flight."""
 
-    __slots__ = ("requested_version", "requested_perft_depth", "strict_info")
+    __slots__ = ("requested_perft_depth", "requested_version", "strict_info")
 
     def __init__(self, *, strict_info: bool = False) -> None:
         #: Version sent in ``sei`` (``seiok`` may not exceed it).

@@ -122,7 +122,7 @@ _ANY_TIME: tuple[type, ...] = (Info, Unknown, EngineError)
 
 
 def _engine_row(state: State, row: dict[type, State]) -> dict[type, State]:
-    return {**{t: state for t in _ANY_TIME}, **row}
+    return {**dict.fromkeys(_ANY_TIME, state), **row}
 
 
 #: What the engine may say in each state, and the state it leads to.  ``readyok`` is not here:

@@ -31,9 +31,9 @@ import re
 from ._readers import ReadContext, read_line
 from ._state import ERROR, IDLE, SEARCHING, ConnectionState, State
 from ._util import Sentinel
-from ._writers import GoLine, PositionWriter, write_command, write_go, write_position
+from ._writers import write_command
 from .errors import MAX_QUOTE_LENGTH, RemoteProtocolError, quote
-from .messages import BestMove, Command, EngineMessage, Go, PerftRequest, PerftResult, Position, Resign, Sei
+from .messages import BestMove, Command, EngineMessage, PerftRequest, PerftResult, Resign, Sei
 
 __all__ = ["MAX_LINE_LENGTH", "NEED_DATA", "EOF", "SeiConnection"]
 
@@ -239,31 +239,6 @@ class SeiConnection:
         elif type(command) is PerftRequest:
             self._ctx.requested_perft_depth = command.depth
         return write_command(command)
-
-    def send_search(self, position: Position | PositionWriter, go: Go | GoLine) -> bytes:
-        """The bytes of ``position`` then ``go``, a turn's request in one write.
-
-        The same as ``send(position) + send(go)`` (and raises as they would), with one state
-        step for the pair: the referee sends it on every turn.  ``position`` may also be a
-        game's :class:`PositionWriter`, and ``go`` a line from a :func:`go_writer`: the
-        referee's fast way to write them turn after turn.
-        """
-        if type(position) is PositionWriter:
-            position_text = position.line
-        elif isinstance(position, Position):
-            position_text = write_position(position)
-        else:
-            raise TypeError(f"position must be a Position or a PositionWriter, not {type(position).__name__}")
-        if type(go) is not GoLine:
-            if not isinstance(go, Go):
-                raise TypeError(f"go must be a Go or a GoLine from go_writer, not {type(go).__name__}")
-            go = write_go(go)
-        cs = self._cs
-        if cs.state is not IDLE:
-            self.send(Position())  # only IDLE takes a position: raises the error its state deserves
-            raise AssertionError("unreachable: position is sent in IDLE only")
-        cs.state = SEARCHING
-        return (position_text + "\n" + go + "\n").encode("ascii")
 
     def send_failed(self) -> None:
         """Tell the connection that writing the bytes of the last :meth:`send` failed.

@@ -309,7 +309,7 @@ class Position:
     moves: tuple[str, ...] = ()
 
     @classmethod
-    def _trusted(cls, sps: str | None, moves: tuple[str, ...]) -> "Position":
+    def _trusted(cls, sps: str | None, moves: tuple[str, ...]) -> Position:
         """Skip validation for tokens that came out of our own rules engine (canonical SPS and
         STN), as h11's ``_parsed=True`` does: the referee sends this every turn and the move
         list grows, so re-checking every token each turn would be the hot path's largest cost."""
@@ -360,7 +360,7 @@ class Go:
         movetime: int | None,
         depth: int | None,
         nodes: int | None,
-    ) -> "Go":
+    ) -> Go:
         """Skip validation for values the referee's own clocks produced (as ``Position._trusted``):
         a ``go`` is built every turn."""
         self = object.__new__(cls)
