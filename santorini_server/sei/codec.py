@@ -128,10 +128,6 @@ class SeiConnection:
         if self._overlong is not None:
             return  # doomed: the error is raised when next_event reaches the overlong line
         buf = self._buffer
-        if not buf and data.find(b"\n") == len(data) - 1 and len(data) <= self._max_line_length + 1:
-            buf += data  # the usual chunk: exactly one line, into an empty buffer
-            self._line_start = self._searched_to = len(data)
-            return
         buf += data
         pos = self._searched_to
         while True:
