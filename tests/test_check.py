@@ -17,8 +17,11 @@ from click.testing import CliRunner
 from santorini_server.check import (
     CHECKS,
     CROSS_SPS,
+    PLAN,
+    Check,
     ComplianceReport,
     ComplianceStartError,
+    GodChecks,
     info_problem,
     run_compliance,
 )
@@ -171,6 +174,19 @@ def test_info_lines_are_checked_field_by_field(line: str, problem: str | None) -
         assert found is None
     else:
         assert found is not None and found.startswith(problem)
+
+
+def test_the_plan_is_data_whose_requirements_come_earlier() -> None:
+    """Checks say what they need (``requires=``) instead of the runner steering by their names:
+    every requirement is an earlier check of the plan, and a skip for an unmet one says why."""
+    seen: set[str] = set()
+    for step in PLAN:
+        assert set(step.requires) <= seen, (step.name, step.requires)
+        if isinstance(step, Check) and step.requires:
+            assert step.unmet
+        seen.add(step.name)
+    assert [s.name for s in PLAN if isinstance(s, Check) and s.vital] == ["handshake"]
+    assert [s.name for s in PLAN if isinstance(s, GodChecks)] == ["god-<god>"]
 
 
 def test_the_spec_section_lists_every_check() -> None:
