@@ -1164,3 +1164,16 @@ def test_strict_info_names_the_first_garbled_field_from_the_one_info_reader(line
     assert strict_info.problem == problem
     assert lenient_info.problem is None
     assert dataclasses.replace(strict_info, problem=None) == lenient_info
+
+
+def test_trusted_commands_equal_the_validated_ones() -> None:
+    """The referee's per-turn constructors (values from the rules core and its clocks) make the
+    same commands as the validating ones, and send the same bytes."""
+    position = Position._trusted("mortal/mortal;00000/00000/00000/00000/00000;-/-;1;1", ("b3,d3",))
+    assert position == Position(sps="mortal/mortal;00000/00000/00000/00000/00000;-/-;1;1", moves=("b3,d3",))
+    go = Go._trusted(1000, 0, 10, None, 40, None, 3, None)
+    assert go == Go(p1time=1000, p2time=0, p1inc=10, movestogo=40, depth=3)
+    assert idle_conn().send(position) + idle_conn().send(go) == (
+        b"position sps mortal/mortal;00000/00000/00000/00000/00000;-/-;1;1 moves b3,d3\n"
+        b"go p1time 1000 p2time 0 p1inc 10 movestogo 40 depth 3\n"
+    )
