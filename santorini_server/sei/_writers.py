@@ -37,35 +37,18 @@ def write_position(c: Position) -> str:
     return f"position {start}" + ("" if not c.moves else " moves " + " ".join(c.moves))
 
 
-#: The fields of ``go`` in protocol.md 4.1's order, marking those a game's clocks fill in.
-_GO_FIELDS = (
-    ("p1time", True),
-    ("p2time", True),
-    ("p1inc", False),
-    ("p2inc", False),
-    ("movestogo", True),
-    ("movetime", False),
-    ("depth", False),
-    ("nodes", False),
-)
-
-
-def _go_format(go: Go) -> str:
-    """``go``'s line as a format string: the fields it has, in order, with ``{0}``, ``{1}`` and
-    ``{2}`` where ``p1time``, ``p2time`` and ``movestogo`` go."""
-    fmt = "go"
-    slot = {"p1time": "{0}", "p2time": "{1}", "movestogo": "{2}"}
-    for name, clocked in _GO_FIELDS:
-        value = getattr(go, name)
-        if value is not None:
-            fmt += f" {name} " + (slot[name] if clocked else str(value))
-    if go.infinite:
-        fmt += " infinite"
-    return fmt
+#: The fields of ``go`` in protocol.md 4.1's order.
+_GO_FIELDS = ("p1time", "p2time", "p1inc", "p2inc", "movestogo", "movetime", "depth", "nodes")
 
 
 def write_go(c: Go) -> str:
-    return _go_format(c).format(c.p1time, c.p2time, c.movestogo)
+    """``go`` and the fields it has, in protocol order, then ``infinite``."""
+    line = "go"
+    for name in _GO_FIELDS:
+        value = getattr(c, name)
+        if value is not None:
+            line += f" {name} {value}"
+    return line + " infinite" if c.infinite else line
 
 
 WRITERS: dict[type, Callable[[Any], str]] = {
