@@ -302,9 +302,8 @@ class EngineChannel:
 
         The arrival time is read first thing after the read: it stops a turn's stopwatch.
         Output already waiting is read without a pass through the scheduler (on a shared core
-        the engine has usually answered by now; FIONREAD asks without a failing read's
-        exception); a cancellation point comes first all the same, so a deadline or Ctrl-C is
-        never skipped.
+        the engine has usually answered by now, and then the answer costs one system call); a
+        cancellation point comes first all the same, so a deadline or Ctrl-C is never skipped.
 
         A turn passes the game's ``deadline`` scope and its expiry ``at``: the scope is armed
         only when this has to wait, and left armed after (moving a deadline costs a heap
@@ -314,18 +313,15 @@ class EngineChannel:
         """
         process = self.process
         crowded = self._live[0] > 1
-        if deadline is None:
-            if crowded or self.now() >= trio.current_effective_deadline():
-                # A read bounded by the caller's timeout, which only a pass through the
-                # scheduler can fire: take one once it is due (an engine flooding its output
-                # never makes us wait), or always when other games need their turn.
-                await trio.lowlevel.checkpoint()
-            else:
-                await trio.lowlevel.checkpoint_if_cancelled()
-            data = process.receive_nowait() if process.output_pending() else None
+        if deadline is None and (crowded or self.now() >= trio.current_effective_deadline()):
+            # A read bounded by the caller's timeout, which only a pass through the scheduler
+            # can fire: take one once it is due (an engine flooding its output never makes us
+            # wait), or always when other games need their turn.  (A turn checks its own
+            # deadline, see Engine.think.)
+            await trio.lowlevel.checkpoint()
         else:
-            await trio.lowlevel.checkpoint_if_cancelled()  # a turn checks its deadline itself
-            data = process.receive_nowait()  # the answer is usually in: one system call
+            await trio.lowlevel.checkpoint_if_cancelled()
+        data = process.receive_nowait()
         waited = data is None
         if data is None:
             if deadline is not None:
