@@ -36,8 +36,7 @@ from santorini_server.records import RecordError, format_sgn, parse_sgn
 from santorini_server.records.game import check_tag
 from santorini_server.records.replay import check_record
 from santorini_server.rules import GODS, IllegalTurnError, MalformedTurnError, Position
-from santorini_server.sei import RESULT_REASONS, Go, Info, SeiConnection
-from santorini_server.sei import Position as PositionCommand
+from santorini_server.sei import RESULT_REASONS, Go, Info, PositionCommand, SeiConnection
 from santorini_server.termination import WINS_BY_RULE, Termination
 
 from .positions import sps

@@ -14,17 +14,21 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from santorini_server.cli import main
-from santorini_server.referee.compliance import (
+from santorini_server.check import (
     CHECKS,
     CROSS_SPS,
+    PLAN,
+    Check,
     ComplianceReport,
     ComplianceStartError,
+    GodChecks,
     info_problem,
     run_compliance,
 )
+from santorini_server.cli import main
 from santorini_server.referee.engine_spec import EngineSpec, parse_engine_spec
 from santorini_server.rules import GODS, Position
+from santorini_server.sei import Info, SeiConnection
 
 GALLERY = Path(__file__).parent / "gallery"
 SPEC_DOC = Path(__file__).parent.parent / "SPEC.md"
@@ -94,8 +98,10 @@ async def test_broken_engine_fails_the_check_that_names_its_fault(fault: str, ex
 
 
 async def test_messages_name_what_went_wrong() -> None:
-    report = await run_compliance(faulty("late-ready", "double-bestmove", "bad-info", "bad-gods", "no-error"), gods=[], timeout=3)
-    assert failed(report) == {"isready-searching", "single-bestmove", "info", "gods", "unsupported-god"}, describe(report)
+    spec = faulty("late-ready", "double-bestmove", "bad-info", "bad-gods", "no-error")
+    report = await run_compliance(spec, gods=[], timeout=3)
+    expected = {"isready-searching", "single-bestmove", "info", "gods", "unsupported-god"}
+    assert failed(report) == expected, describe(report)
     assert "no readyok within 1000 ms during a search" in report.result("isready-searching").reason
     assert report.result("single-bestmove").reason.startswith(
         "after the bestmove for stop: protocol violation: engine sent BestMove in state IDLE: 'bestmove "
@@ -143,7 +149,7 @@ async def test_no_handshake_means_dead_from_the_start() -> None:
 
 
 async def test_a_missing_program_is_a_start_error() -> None:
-    with pytest.raises(ComplianceStartError, match="cannot start nope"):
+    with pytest.raises(ComplianceStartError, match="could not start nope"):
         await run_compliance(EngineSpec(name="nope", argv=("/nonexistent/engine",)))
 
 
@@ -159,11 +165,28 @@ async def test_a_missing_program_is_a_start_error() -> None:
     ],
 )
 def test_info_lines_are_checked_field_by_field(line: str, problem: str | None) -> None:
-    found = info_problem(line, Position.from_sps("mortal/mortal;00000/00000/00000/00000/00000;b3,d3/c2,c4;1;2"))
+    conn = SeiConnection(strict_info=True)  # the codec's one info reader, read strictly
+    conn.receive_data(line.encode() + b"\n")
+    info = conn.next_event()
+    assert isinstance(info, Info)
+    found = info_problem(info, Position.from_sps("mortal/mortal;00000/00000/00000/00000/00000;b3,d3/c2,c4;1;2"))
     if problem is None:
         assert found is None
     else:
         assert found is not None and found.startswith(problem)
+
+
+def test_the_plan_is_data_whose_requirements_come_earlier() -> None:
+    """Checks say what they need (``requires=``) instead of the runner steering by their names:
+    every requirement is an earlier check of the plan, and a skip for an unmet one says why."""
+    seen: set[str] = set()
+    for step in PLAN:
+        assert set(step.requires) <= seen, (step.name, step.requires)
+        if isinstance(step, Check) and step.requires:
+            assert step.unmet
+        seen.add(step.name)
+    assert [s.name for s in PLAN if isinstance(s, Check) and s.vital] == ["handshake"]
+    assert [s.name for s in PLAN if isinstance(s, GodChecks)] == ["god-<god>"]
 
 
 def test_the_spec_section_lists_every_check() -> None:
@@ -174,7 +197,8 @@ def test_the_spec_section_lists_every_check() -> None:
 # --- CLI -----------------------------------------------------------------------------------------
 
 def test_cli_passing_engine_exits_0_with_one_line_per_check() -> None:
-    result = CliRunner().invoke(main, ["check", f"cmd={sys.executable} arg={GALLERY / 'faulty.py'}", "--gods", "pan", "--timeout", "3"])
+    spec = f"cmd={sys.executable} arg={GALLERY / 'faulty.py'}"
+    result = CliRunner().invoke(main, ["check", spec, "--gods", "pan", "--timeout", "3"])
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
     assert re.fullmatch(r"PASS handshake: seiok 1 in \d+ ms", lines[1])
@@ -198,7 +222,7 @@ def test_cli_failing_engine_exits_1_and_verbose_shows_the_exchange() -> None:
 @pytest.mark.parametrize(
     ("spec", "message"),
     [
-        ("cmd=/nonexistent/engine", "Error: cannot start engine: cannot execute '/nonexistent/engine'"),
+        ("cmd=/nonexistent/engine", "Error: could not start engine: cannot execute '/nonexistent/engine'"),
         ("cmd=./x bogus", "Error: Invalid value for 'ENGINE': bad engine spec token 'bogus'"),
         ("cmd=", "Error: Invalid value for 'ENGINE': bad engine spec token 'cmd=': the program is empty"),
     ],

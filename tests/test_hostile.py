@@ -24,8 +24,10 @@ import trio
 import trio.testing
 
 from santorini_server.adjudicator import parse_tc
+from santorini_server.check import run_compliance
 from santorini_server.referee import Engine, EngineFailure, GameSetup, parse_engine_spec, play_game
 from santorini_server.referee.match import MatchConfig, MatchSummary, run_match
+from santorini_server.rules import GODS
 
 from .test_tournament import leftovers
 
@@ -309,6 +311,49 @@ async def test_closing_stdout_while_running_is_a_crash(tmp_path: Path) -> None:
     summary, _ = await match(h.spec)
     assert losses(summary) == [("crash", "closed its output during its turn (still running)")] * 2
     assert h.starts == 2
+    assert_clean(h)
+
+
+async def test_closing_stdout_is_a_crash_ruled_within_100_ms_and_the_engine_is_stopped(tmp_path: Path) -> None:
+    """SPEC.md "Faulty engines": EOF on stdout is a ``crash``.  An engine that closes its stdout
+    and sleeps (reading nothing, so ``quit`` would not reach it) loses within 100 ms of the EOF,
+    not when its clock runs out, and is killed at once rather than after the quit grace."""
+    eof_file = tmp_path / "eof"
+    h = Hostile(tmp_path, "close-and-sleep", f"eof={eof_file}")
+    async with trio.open_nursery() as nursery:
+        engines = (
+            await Engine.start(nursery, parse_engine_spec(h.spec)),
+            await Engine.start(nursery, parse_engine_spec(instant())),
+        )
+        pid = engines[0].process.engine_pid
+        report = await play_game(engines, GameSetup(tcs=(parse_tc("10+0.1"), parse_tc("10+0.1"))))
+        ruled = time.monotonic()
+        outcome = report.outcome
+        assert (outcome.winner, outcome.termination, outcome.detail) == (
+            2, "crash", "closed its output during its turn (still running)"
+        )
+        assert ruled - float(eof_file.read_text()) < 0.1
+        with trio.fail_after(1):  # stopped by the referee now, not after a quit grace it cannot hear
+            await engines[0].process.wait()
+        for engine in engines:
+            await engine.aclose()
+    assert pid is not None and not Path(f"/proc/{pid}").exists()
+    assert_clean(h)
+
+
+async def test_gods_on_several_lines_mean_the_same_to_a_match_and_to_check(tmp_path: Path) -> None:
+    """SPEC.md: the handshake's gods come on "one or more lines"; both lines count, for the
+    engine a match plays and for ``santorini check`` alike (one handshake, one meaning)."""
+    h = Hostile(tmp_path, "split-gods")
+    async with trio.open_nursery() as nursery:
+        engine = await Engine.start(nursery, parse_engine_spec(h.spec))
+        await engine.aclose()
+    assert set(engine.info.gods) == set(GODS)
+    assert engine.supports(("apollo", "prometheus"))
+    report = await run_compliance(parse_engine_spec(h.spec), gods=["apollo", "prometheus"], timeout=5)
+    assert report.info.gods == engine.info.gods
+    assert report.result("gods").status == "pass"
+    assert report.result("god-apollo").status == report.result("god-prometheus").status == "pass"
     assert_clean(h)
 
 

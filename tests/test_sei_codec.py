@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import itertools
 import pathlib
 import re
 import subprocess
@@ -45,7 +46,7 @@ from santorini_server.sei import (
     Option,
     PerftRequest,
     PerftResult,
-    Position,
+    PositionCommand,
     Quit,
     ReadyOk,
     RemoteProtocolError,
@@ -249,16 +250,16 @@ COMMAND_CASES: list[tuple[str, Any, bytes]] = [
     ("SEARCHING", IsReady(), b"isready\n"),
     ("IDLE", NewGame(gods=("mortal", "mortal")), b"newgame gods mortal/mortal\n"),
     ("IDLE", NewGame(gods=("prometheus", "athena")), b"newgame gods prometheus/athena\n"),
-    ("IDLE", Position(), b"position startpos\n"),
-    ("IDLE", Position(moves=("b3,d3", "c2,c4")), b"position startpos moves b3,d3 c2,c4\n"),
+    ("IDLE", PositionCommand(), b"position startpos\n"),
+    ("IDLE", PositionCommand(moves=("b3,d3", "c2,c4")), b"position startpos moves b3,d3 c2,c4\n"),
     (
         "IDLE",
-        Position(sps="prometheus/athena;00010/00000/00000/01000/00000;b2,d4/c4,e1;1;3"),
+        PositionCommand(sps="prometheus/athena;00010/00000/00000/01000/00000;b2,d4/c4,e1;1;3"),
         b"position sps prometheus/athena;00010/00000/00000/01000/00000;b2,d4/c4,e1;1;3\n",
     ),
     (
         "IDLE",
-        Position(
+        PositionCommand(
             sps="mortal/mortal;00000/00000/00000/00000/00000;b3,d3/c2,c4;1;2", moves=("b3-b4+c5",)
         ),
         b"position sps mortal/mortal;00000/00000/00000/00000/00000;b3,d3/c2,c4;1;2"
@@ -306,14 +307,14 @@ def test_command_bytes(state: str, command: Any, wire: bytes) -> None:
 def test_every_command_type_has_a_wire_case() -> None:
     covered = {type(c) for _, c, _ in COMMAND_CASES}
     assert covered == {
-        Sei, SetOption, IsReady, NewGame, Position, Go, Stop, Result, Debug, Quit,
+        Sei, SetOption, IsReady, NewGame, PositionCommand, Go, Stop, Result, Debug, Quit,
         LegalMovesRequest, PerftRequest,
     }  # fmt: skip
 
 
 def test_position_and_go_combine_in_one_write() -> None:
     conn = idle_conn()
-    wire = conn.send(Position(moves=("b3,d3",))) + conn.send(Go(p1time=1, p2time=2))
+    wire = conn.send(PositionCommand(moves=("b3,d3",))) + conn.send(Go(p1time=1, p2time=2))
     assert wire == b"position startpos moves b3,d3\ngo p1time 1 p2time 2\n"
     assert conn.state is SEARCHING
 
@@ -335,15 +336,15 @@ BAD_COMMANDS: list[Callable[[], Any]] = [
     lambda: NewGame(gods=("mortal", "a/b")),
     lambda: NewGame(gods=("mortal", "pan pan")),
     lambda: NewGame(gods=["mortal", "pan"]),  # type: ignore[arg-type]
-    lambda: Position(sps=""),
-    lambda: Position(sps="mortal/mortal;00000 /00000"),
-    lambda: Position(sps="x\n"),
-    lambda: Position(moves=("b3-b4 +c5",)),
-    lambda: Position(moves=("b3-b4+c5\n",)),
-    lambda: Position(moves=("b3-b4+c5\x00",)),
-    lambda: Position(moves=("",)),
-    lambda: Position(moves=["b3,d3"]),  # type: ignore[arg-type]
-    lambda: Position(moves=("b3\u2013b4",)),
+    lambda: PositionCommand(sps=""),
+    lambda: PositionCommand(sps="mortal/mortal;00000 /00000"),
+    lambda: PositionCommand(sps="x\n"),
+    lambda: PositionCommand(moves=("b3-b4 +c5",)),
+    lambda: PositionCommand(moves=("b3-b4+c5\n",)),
+    lambda: PositionCommand(moves=("b3-b4+c5\x00",)),
+    lambda: PositionCommand(moves=("",)),
+    lambda: PositionCommand(moves=["b3,d3"]),  # type: ignore[arg-type]
+    lambda: PositionCommand(moves=("b3\u2013b4",)),
     lambda: Go(p1time=-1),
     lambda: Go(p2inc=-5),
     lambda: Go(movetime=0),
@@ -675,7 +676,7 @@ def test_full_game_sequence_like_transcript_a() -> None:
     assert conn.ping_outstanding
     assert feed(conn, b"readyok\n") == [ReadyOk()]
     assert not conn.ping_outstanding
-    conn.send(Position())
+    conn.send(PositionCommand())
     conn.send(Go(p1time=60000, p2time=60000, p1inc=1000, p2inc=1000))
     events = feed(
         conn, b"info depth 2 time 14 nodes 21450 score cp 0 pv b3,d3 c2,c4\nbestmove b3,d3\n"
@@ -689,7 +690,7 @@ def test_full_game_sequence_like_transcript_a() -> None:
 
 def test_analysis_with_isready_during_search_and_stop() -> None:
     conn = idle_conn()
-    conn.send(Position(sps="mortal/mortal;01234/12321/00240/31012/40123;b4,e2/b2,d4;1;22"))
+    conn.send(PositionCommand(sps="mortal/mortal;01234/12321/00240/31012/40123;b4,e2/b2,d4;1;22"))
     conn.send(Go(infinite=True))
     assert feed(conn, b"info depth 1 time 0 nodes 50 score win 1 pv b4-c4\n")[0].score_win == 1
     conn.send(IsReady())
@@ -791,7 +792,7 @@ ALL_COMMANDS: list[Any] = [
     SetOption(name="Hash", value="1"),
     IsReady(),
     NewGame(gods=("mortal", "mortal")),
-    Position(),
+    PositionCommand(),
     Go(depth=1),
     Stop(),
     Result(result="1-0", reason="climb"),
@@ -807,7 +808,7 @@ ALLOWED_SENDS: dict[str, set[type]] = {
         SetOption,
         IsReady,
         NewGame,
-        Position,
+        PositionCommand,
         Go,
         Result,
         Debug,
@@ -1013,7 +1014,7 @@ def run_chunks(build: Callable[..., SeiConnection], chunks: list[bytes], limit: 
     if build is counting_conn or build is searching_conn:
         conn.send(IsReady())
     out: list[Any] = []
-    for chunk in chunks + [b""]:
+    for chunk in [*chunks, b""]:
         conn.receive_data(chunk)
         while True:
             try:
@@ -1045,7 +1046,7 @@ def test_fuzz_events_need_data_eof_or_remote_error_only(
 ) -> None:
     data = b"".join(parts)
     points = sorted({min(c, len(data)) for c in cuts} | {0, len(data)})
-    chunks = [data[a:b] for a, b in zip(points, points[1:], strict=False) if b > a]
+    chunks = [data[a:b] for a, b in itertools.pairwise(points) if b > a]
     build = BUILDERS[state]
     assert run_chunks(build, chunks, limit) == run_chunks(build, [data] if data else [], limit)
 
@@ -1059,7 +1060,7 @@ def test_sei_package_imports_no_io_framework() -> None:
         "import sys, santorini_server.sei\n"
         "bad = sorted(m for m in sys.modules if m.split('.')[0] in "
         "{'trio', 'click', 'msgpack', 'structlog', 'asyncio', 'santorini_server.rules'} "
-        "or m.startswith(('santorini_server.rules', 'santorini_server.notation')))\n"
+        "or m.startswith(('santorini_server.rules',)))\n"
         "print(','.join(bad))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
@@ -1115,7 +1116,7 @@ def test_bestmove_fast_path_reads_like_the_general_reader(tail: str) -> None:
                 seen.append(event)
                 if event is sei.NEED_DATA:
                     break
-            return seen + [conn.state]
+            return [*seen, conn.state]
         finally:
             codec._BESTMOVE_CHUNK = saved
 
@@ -1127,96 +1128,52 @@ _maybe = st.none() | st.integers(1, 10**7)
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.fixed_dictionaries({name: _maybe for name in _GO_ORDER}), st.booleans(), _maybe, _maybe, _maybe)
-def test_go_lines_from_a_game_writer_match_protocol_order(
-    fields: dict[str, int | None], infinite: bool, p1: int | None, p2: int | None, mtg: int | None
-) -> None:
-    """``go_writer`` (the referee's per-game writer) and ``write_go`` give protocol.md 4.1's
-    line, fields in order; the writer fills in the clocks each turn."""
-    from santorini_server.sei import GoLine, go_writer
+@given(st.fixed_dictionaries(dict.fromkeys(_GO_ORDER, _maybe)), st.booleans())
+def test_go_lines_match_protocol_order(fields: dict[str, int | None], infinite: bool) -> None:
+    """``write_go`` gives protocol.md 4.1's line, fields in order, and ``send`` sends it."""
     from santorini_server.sei._writers import write_go
 
     go = Go(**fields, infinite=infinite)
-
-    def expected(values: dict[str, int | None]) -> str:
-        words = ["go"] + [f"{n} {values[n]}" for n in _GO_ORDER if values[n] is not None]
-        return " ".join(words + (["infinite"] if infinite else []))
-
-    assert write_go(go) == expected(fields)
-    clocks = {
-        "p1time": None if fields["p1time"] is None else p1 or 0,
-        "p2time": None if fields["p2time"] is None else p2 or 0,
-        "movestogo": None if fields["movestogo"] is None else mtg or 1,
-    }
-    line = go_writer(go)(clocks["p1time"], clocks["p2time"], clocks["movestogo"])
-    assert type(line) is GoLine and line == expected({**fields, **clocks})
-    conn = idle_conn()
-    assert conn.send_search(Position(), line) == conn_bytes(Position(), go, clocks)
+    words = ["go"] + [f"{n} {fields[n]}" for n in _GO_ORDER if fields[n] is not None]
+    expected = " ".join(words + (["infinite"] if infinite else []))
+    assert write_go(go) == expected
+    assert idle_conn().send(go) == (expected + "\n").encode()
 
 
-def conn_bytes(position: Position, go: Go, clocks: dict[str, int | None]) -> bytes:
-    conn = idle_conn()
-    return conn.send(position) + conn.send(dataclasses.replace(go, **clocks))
-
-
-def test_send_search_takes_a_go_or_a_writers_line_only() -> None:
-    conn = idle_conn()
-    with pytest.raises(TypeError):
-        conn.send_search(Position(), "go p1time 5")  # type: ignore[arg-type]
-    with pytest.raises(TypeError):
-        conn.send_search("position startpos", Go())  # type: ignore[arg-type]
-    searching = searching_conn()
-    with pytest.raises(LocalProtocolError):
-        searching.send_search(Position(), Go())
-    assert searching.state is ERROR
-
-
-@settings(max_examples=200, deadline=None)
-@given(
-    st.sampled_from([None, "mortal/mortal;00000/00000/00000/00000/00000;-/-;1;1"]),
-    st.lists(st.text(alphabet="abcde12345-+,xD", min_size=1, max_size=9), max_size=8),
+@pytest.mark.parametrize(
+    ("line", "problem"),
+    [
+        ("info depth 3 seldepth 5 time 10 nodes 99 nps 9900 score cp -12 wdl 400 200 400 pv b3-b4+c5", None),
+        ("info score win -2 multipv 1 hashfull 3 string anything goes: depth x", None),
+        ("info depth x", "depth needs an unsigned integer, got 'x'"),
+        ("info multipv", "multipv needs an unsigned integer, got ''"),
+        ("info score mate 3", "score must be 'cp <x>' or 'win <n>', got 'mate'"),
+        ("info score cp +x", "score cp needs an integer, got '+x'"),
+        ("info wdl 1 2", "wdl needs three unsigned integers, got '1 2'"),
+        ("info nodes 5 depth " + "9" * 70, "depth needs an unsigned integer, got '" + "9" * 60 + "...'"),
+    ],
 )
-def test_a_games_position_writer_writes_what_position_does(sps: str | None, turns: list[str]) -> None:
-    from santorini_server.sei import PositionWriter
-    from santorini_server.sei._writers import write_position
-
-    writer = PositionWriter(sps)
-    assert writer.line == write_position(Position(sps=sps))
-    for i, turn in enumerate(turns):
-        writer.push(turn)
-        assert writer.message() == Position(sps=sps, moves=tuple(turns[: i + 1]))
-        assert writer.line == write_position(writer.message())
-    assert idle_conn().send_search(writer, Go(depth=2)) == conn_bytes(Position(sps=sps, moves=tuple(turns)), Go(depth=2), {})
-
-
-@settings(max_examples=300, deadline=None)
-@given(st.one_of(st.text(max_size=6), st.text(alphabet=st.characters(max_codepoint=0x80), max_size=6)))
-def test_position_writer_takes_exactly_the_turns_position_takes(turn: str) -> None:
-    from santorini_server.sei import PositionWriter
-
-    try:
-        Position(moves=(turn,))
-    except LocalProtocolError:
-        taken = False
-    else:
-        taken = True
-    writer = PositionWriter()
-    if taken:
-        writer.push(turn)
-        assert writer.message() == Position(moves=(turn,))
-    else:
-        with pytest.raises(LocalProtocolError):
-            writer.push(turn)
-        assert writer.line == "position startpos"
+def test_strict_info_names_the_first_garbled_field_from_the_one_info_reader(line: str, problem: str | None) -> None:
+    """``strict_info`` only adds ``problem``: the fields read are the lenient reader's, and a
+    lenient connection never sets it."""
+    strict, lenient = SeiConnection(strict_info=True), SeiConnection()
+    for conn in (strict, lenient):
+        conn.receive_data(line.encode() + b"\n")
+    strict_info, lenient_info = strict.next_event(), lenient.next_event()
+    assert isinstance(strict_info, Info) and isinstance(lenient_info, Info)
+    assert strict_info.problem == problem
+    assert lenient_info.problem is None
+    assert dataclasses.replace(strict_info, problem=None) == lenient_info
 
 
-def test_position_writer_refuses_what_position_refuses() -> None:
-    from santorini_server.sei import PositionWriter
-
-    with pytest.raises(LocalProtocolError):
-        PositionWriter("two tokens")
-    writer = PositionWriter()
-    for bad in ("", "b3 b4", "b3\n", "é"):
-        with pytest.raises(LocalProtocolError):
-            writer.push(bad)
-    assert writer.line == "position startpos"
+def test_unchecked_commands_equal_the_checked_ones() -> None:
+    """The referee's per-turn constructors (values from the rules core and its clocks) make the
+    same commands as the validating ones, and send the same bytes."""
+    position = PositionCommand.unchecked("mortal/mortal;00000/00000/00000/00000/00000;-/-;1;1", ("b3,d3",))
+    assert position == PositionCommand(sps="mortal/mortal;00000/00000/00000/00000/00000;-/-;1;1", moves=("b3,d3",))
+    go = Go.unchecked(p1time=1000, p2time=0, p1inc=10, p2inc=None, movestogo=40, movetime=None, depth=3, nodes=None)
+    assert go == Go(p1time=1000, p2time=0, p1inc=10, movestogo=40, depth=3)
+    assert idle_conn().send(position) + idle_conn().send(go) == (
+        b"position sps mortal/mortal;00000/00000/00000/00000/00000;-/-;1;1 moves b3,d3\n"
+        b"go p1time 1000 p2time 0 p1inc 10 movestogo 40 depth 3\n"
+    )

@@ -36,8 +36,7 @@ from santorini_server.adjudicator import (
     TimeControl,
 )
 from santorini_server.referee.engine_spec import BUNDLED_NAMES, bundled_argv
-from santorini_server.sei import Go
-from santorini_server.sei import Position as PositionCommand
+from santorini_server.sei import Go, PositionCommand
 from santorini_server.sei._writers import write_command
 from santorini_server.termination import Termination
 

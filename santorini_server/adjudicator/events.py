@@ -9,8 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TypeAlias
 
-from ..sei.messages import Go, Info
-from ..sei.messages import Position as PositionCommand
+from ..sei.messages import Go, Info, PositionCommand
 from ..termination import Termination
 
 __all__ = ["Request", "Answer", "Resignation", "NoReply", "Forfeit", "Abort", "Event"]

@@ -39,8 +39,7 @@ from dataclasses import dataclass
 
 from ..records import GameRecord, TurnRecord
 from ..rules import IllegalTurnError, MalformedTurnError, Position
-from ..sei.messages import Go, Info
-from ..sei.messages import Position as PositionCommand
+from ..sei.messages import Go, Info, PositionCommand
 from ..termination import Termination
 from .clock import Clock
 from .events import Abort, Answer, Event, Forfeit, NoReply, Request, Resignation
@@ -132,7 +131,7 @@ class Adjudicator:
         seat = pos.to_move
         self._request = Request(
             seat=seat,
-            position=PositionCommand(sps=self.setup.opening, moves=tuple(self._moves)),
+            position=PositionCommand.unchecked(self.setup.opening, tuple(self._moves)),
             go=self._go(seat),
             allowance_ms=math.inf if seat in self.humans else self.clocks[seat].allowance_ms(),
         )
@@ -217,7 +216,7 @@ class Adjudicator:
         """The ``go`` line: both clocks (never negative on the wire) and the mover's own limits."""
         c1, c2 = self.clocks
         tc = self.clocks[seat].tc
-        return Go(
+        return Go.unchecked(
             p1time=c1.wire_ms,
             p2time=c2.wire_ms,
             p1inc=c1.tc.inc_ms if c1.tc.base_ms is not None else None,

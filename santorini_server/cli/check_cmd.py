@@ -9,7 +9,7 @@ import click
 import structlog
 import trio
 
-from ..referee.compliance import CheckResult, ComplianceReport, ComplianceStartError, run_compliance
+from ..check import CheckResult, ComplianceReport, ComplianceStartError, run_compliance
 from ..referee.engine_spec import EngineSpec
 from ..rules import GODS, MORTAL
 from .options import ENGINE
@@ -20,12 +20,14 @@ _LABELS = {"pass": "PASS", "fail": "FAIL", "warn": "WARN", "skip": "SKIP"}
 _COLOURS = {"pass": "green", "fail": "red", "warn": "yellow", "skip": None}
 
 
-class _GodList(click.ParamType):
+class _GodList(click.ParamType):  # type: ignore[type-arg]
     name = "all|G1,G2"
 
-    def convert(self, value: object, param: click.Parameter | None, ctx: click.Context | None) -> tuple[str, ...] | None:
+    def convert(
+        self, value: object, param: click.Parameter | None, ctx: click.Context | None
+    ) -> tuple[str, ...] | None:
         if value is None or isinstance(value, tuple):
-            return value  # type: ignore[return-value]
+            return value
         text = str(value).strip()
         if text == "all":
             return None
@@ -45,7 +47,8 @@ def _line(result: CheckResult, colour: bool) -> str:
 
 def _summary(report: ComplianceReport) -> str:
     dead = sum(r.dead for r in report.results)
-    parts = [f"{report.passed} passed", f"{report.failed} failed" + (f" ({dead} skipped: engine dead)" if dead else ""), f"{report.warnings} warnings"]
+    failed = f"{report.failed} failed" + (f" ({dead} skipped: engine dead)" if dead else "")
+    parts = [f"{report.passed} passed", failed, f"{report.warnings} warnings"]
     if report.skipped:
         parts.append(f"{report.skipped} not applicable")
     text = ", ".join(parts)
@@ -56,8 +59,14 @@ def _summary(report: ComplianceReport) -> str:
 
 @click.command()
 @click.argument("engine", type=ENGINE)
-@click.option("--gods", "gods", type=_GodList(), default="all", show_default=True, help="Gods to play a few turns with: all the engine claims, or a comma list.")
-@click.option("--timeout", type=click.FloatRange(min=0.1), default=10.0, show_default=True, help="Seconds for the handshake and for replies without a clock (go depth, perft, newgame).")
+@click.option(
+    "--gods", "gods", type=_GodList(), default="all", show_default=True,
+    help="Gods to play a few turns with: all the engine claims, or a comma list.",
+)
+@click.option(
+    "--timeout", type=click.FloatRange(min=0.1), default=10.0, show_default=True,
+    help="Seconds for the handshake and for replies without a clock (go depth, perft, newgame).",
+)
 @click.option("--verbose", "-v", is_flag=True, help="Show the SEI lines of every check, and the engine's stderr.")
 def check(engine: EngineSpec, gods: tuple[str, ...] | None, timeout: float, verbose: bool) -> None:
     """Test that ENGINE speaks SEI the way the referee expects, one line per check.

@@ -18,8 +18,8 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
-from dataclasses import dataclass, field, fields
-from typing import Iterable
+from collections.abc import Iterable
+from dataclasses import dataclass, field
 
 from ..termination import Termination
 
@@ -218,21 +218,6 @@ class TurnRecord:
     comment: str | None = None
     """Free text (no braces, no control characters)."""
 
-    @classmethod
-    def _trusted(cls, turn: str, time_ms: int, score: str | None, depth: int | None, nodes: int | None) -> "TurnRecord":
-        """Skip validation for fields that already passed the referee's checks (a canonical
-        turn from the rules engine, a measured time, telemetry the SEI codec parsed): the
-        referee records one every turn."""
-        self = object.__new__(cls)
-        s1, s2, s3, s4, s5, s6 = _TURN_SETTERS
-        s1(self, turn)
-        s2(self, time_ms)
-        s3(self, score)
-        s4(self, depth)
-        s5(self, nodes)
-        s6(self, None)
-        return self
-
     def __post_init__(self) -> None:
         if not isinstance(self.turn, str) or _TURN_RE.fullmatch(self.turn) is None:
             raise RecordError(
@@ -248,9 +233,6 @@ class TurnRecord:
         if self.comment is not None:
             check_text("comment", self.comment, braces=False)
 
-
-#: The slots' own setters (a frozen dataclass refuses ``setattr``; these are its fast way in).
-_TURN_SETTERS = tuple(TurnRecord.__dict__[f.name].__set__ for f in fields(TurnRecord))
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,7 +8,8 @@ nothing.
 from __future__ import annotations
 
 import sys
-from typing import Callable, TextIO
+from collections.abc import Callable
+from typing import TextIO
 
 import structlog
 
@@ -19,10 +20,7 @@ def make_io_log(stream: TextIO | None = None) -> Callable[[str, str, str], None]
     """A callback ``(engine, direction, line)`` writing one structlog event per line."""
     stream = stream or sys.stderr
     renderer: structlog.typing.Processor
-    if stream.isatty():
-        renderer = structlog.dev.ConsoleRenderer(colors=True)
-    else:
-        renderer = structlog.processors.JSONRenderer()
+    renderer = structlog.dev.ConsoleRenderer(colors=True) if stream.isatty() else structlog.processors.JSONRenderer()
     logger = structlog.wrap_logger(
         structlog.PrintLogger(stream),
         processors=[structlog.processors.TimeStamper(fmt="iso", utc=True), renderer],

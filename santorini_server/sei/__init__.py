@@ -16,7 +16,6 @@ from ._state import (
     STOPPING,
     State,
 )
-from ._writers import GoLine, PositionWriter, go_writer
 from .codec import EOF, MAX_LINE_LENGTH, NEED_DATA, SeiConnection
 from .errors import LocalProtocolError, RemoteProtocolError, SeiProtocolError
 from .messages import (
@@ -39,7 +38,7 @@ from .messages import (
     Option,
     PerftRequest,
     PerftResult,
-    Position,
+    PositionCommand,
     Quit,
     ReadyOk,
     Resign,
@@ -54,9 +53,6 @@ from .messages import (
 __all__ = [
     # connection
     "SeiConnection",
-    "GoLine",
-    "go_writer",
-    "PositionWriter",
     "NEED_DATA",
     "EOF",
     "MAX_LINE_LENGTH",
@@ -96,7 +92,7 @@ __all__ = [
     "SetOption",
     "IsReady",
     "NewGame",
-    "Position",
+    "PositionCommand",
     "Go",
     "Stop",
     "Result",

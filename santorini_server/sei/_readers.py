@@ -56,19 +56,26 @@ _INFO_KEYWORDS = frozenset(
     }
 )  # fmt: skip
 _INFO_COUNTS = ("depth", "seldepth", "time", "nodes", "nps")
+# Fields that take one unsigned integer: the counts read above, and UCI's others (checked, not kept).
+_INFO_UINTS = frozenset(
+    {*_INFO_COUNTS, "multipv", "currmovenumber", "hashfull", "tbhits", "sbhits", "cpuload"}
+)
+_MAX_INFO_QUOTE = 60
 _OPTION_KEYWORDS = frozenset({"name", "type", "default", "min", "max", "var"})
 
 
 class ReadContext:
     """What the reader needs to know about the requests in flight."""
 
-    __slots__ = ("requested_version", "requested_perft_depth")
+    __slots__ = ("requested_perft_depth", "requested_version", "strict_info")
 
-    def __init__(self) -> None:
+    def __init__(self, *, strict_info: bool = False) -> None:
         #: Version sent in ``sei`` (``seiok`` may not exceed it).
         self.requested_version: int | None = None
         #: Depth sent in the outstanding ``perft`` (the reply must echo it).
         self.requested_perft_depth: int | None = None
+        #: Say why an ``info`` line is malformed (``Info.problem``), for ``santorini check``.
+        self.strict_info = strict_info
 
 
 Tokens = list[re.Match[str]]
@@ -186,9 +193,15 @@ def _read_option(line: str, tokens: Tokens, ctx: ReadContext) -> EngineMessage:
     )
 
 
+def _info_quote(text: str) -> str:
+    return repr(text if len(text) <= _MAX_INFO_QUOTE else text[:_MAX_INFO_QUOTE] + "...")
+
+
 def _read_info(line: str, tokens: Tokens, ctx: ReadContext) -> EngineMessage:
     # Lenient by design: a field whose value is missing or garbled is skipped, unknown words are
-    # skipped, the last occurrence of a field wins.  Nothing here raises.
+    # skipped, the last occurrence of a field wins.  Nothing here raises.  Read strictly
+    # (ctx.strict_info), the first garbled field is named in ``problem``: the telemetry an
+    # engine author would lose.
     words = [t.group() for t in tokens]
     counts: dict[str, int] = {}
     score_cp: int | None = None
@@ -196,30 +209,42 @@ def _read_info(line: str, tokens: Tokens, ctx: ReadContext) -> EngineMessage:
     wdl: tuple[int, int, int] | None = None
     pv: tuple[str, ...] = ()
     string: str | None = None
+    problems: list[str] = []
     n = len(words)
     i = 1
     while i < n:
         word = words[i]
-        if word in _INFO_COUNTS:
-            if i + 1 < n and _UINT.fullmatch(words[i + 1]):
-                counts[word] = int(words[i + 1])
+        if word in _INFO_UINTS:
+            value = words[i + 1] if i + 1 < n else ""
+            if _UINT.fullmatch(value):
+                if word in _INFO_COUNTS:
+                    counts[word] = int(value)
                 i += 2
             else:
+                problems.append(f"{word} needs an unsigned integer, got {_info_quote(value)}")
                 i += 1
         elif word == "score":
-            if i + 2 < n and words[i + 1] in ("cp", "win") and _SINT.fullmatch(words[i + 2]):
-                if words[i + 1] == "cp":
-                    score_cp = int(words[i + 2])
+            kind = words[i + 1] if i + 1 < n else ""
+            value = words[i + 2] if i + 2 < n else ""
+            if kind in ("cp", "win") and _SINT.fullmatch(value):
+                if kind == "cp":
+                    score_cp = int(value)
                 else:
-                    score_win = int(words[i + 2])
+                    score_win = int(value)
                 i += 3
             else:
+                if kind not in ("cp", "win"):
+                    problems.append(f"score must be 'cp <x>' or 'win <n>', got {_info_quote(kind)}")
+                else:
+                    problems.append(f"score {kind} needs an integer, got {_info_quote(value)}")
                 i += 1
         elif word == "wdl":
-            if i + 3 < n and all(_UINT.fullmatch(w) for w in words[i + 1 : i + 4]):
-                wdl = (int(words[i + 1]), int(words[i + 2]), int(words[i + 3]))
+            values = words[i + 1 : i + 4]
+            if len(values) == 3 and all(_UINT.fullmatch(w) for w in values):
+                wdl = (int(values[0]), int(values[1]), int(values[2]))
                 i += 4
             else:
+                problems.append(f"wdl needs three unsigned integers, got {_info_quote(' '.join(values))}")
                 i += 1
         elif word == "pv":
             j = i + 1
@@ -244,6 +269,7 @@ def _read_info(line: str, tokens: Tokens, ctx: ReadContext) -> EngineMessage:
         pv=pv,
         string=string,
         raw=line,
+        problem=problems[0] if problems and ctx.strict_info else None,
     )
 
 

@@ -50,7 +50,7 @@ from .messages import (
     Option,
     PerftRequest,
     PerftResult,
-    Position,
+    PositionCommand,
     Quit,
     ReadyOk,
     Resign,
@@ -122,7 +122,7 @@ _ANY_TIME: tuple[type, ...] = (Info, Unknown, EngineError)
 
 
 def _engine_row(state: State, row: dict[type, State]) -> dict[type, State]:
-    return {**{t: state for t in _ANY_TIME}, **row}
+    return {**dict.fromkeys(_ANY_TIME, state), **row}
 
 
 #: What the engine may say in each state, and the state it leads to.  ``readyok`` is not here:
@@ -150,7 +150,7 @@ COMMAND_TRANSITIONS: dict[State, dict[type, State]] = {
     IDLE: {
         SetOption: IDLE,
         NewGame: IDLE,
-        Position: IDLE,
+        PositionCommand: IDLE,
         Result: IDLE,
         Debug: IDLE,
         IsReady: IDLE,

@@ -31,9 +31,9 @@ import re
 from ._readers import ReadContext, read_line
 from ._state import ERROR, IDLE, SEARCHING, ConnectionState, State
 from ._util import Sentinel
-from ._writers import GoLine, PositionWriter, write_command, write_go, write_position
+from ._writers import write_command
 from .errors import MAX_QUOTE_LENGTH, RemoteProtocolError, quote
-from .messages import BestMove, Command, EngineMessage, Go, PerftRequest, PerftResult, Position, Resign, Sei
+from .messages import BestMove, Command, EngineMessage, PerftRequest, PerftResult, Resign, Sei
 
 __all__ = ["MAX_LINE_LENGTH", "NEED_DATA", "EOF", "SeiConnection"]
 
@@ -62,14 +62,16 @@ class SeiConnection:
 
     Args:
         max_line_length: longest engine line accepted, in bytes (tests lower it).
+        strict_info: read ``info`` lines strictly: a garbled field is named in ``Info.problem``
+            (``santorini check``); the lines are still never an error.
     """
 
-    def __init__(self, *, max_line_length: int = MAX_LINE_LENGTH) -> None:
+    def __init__(self, *, max_line_length: int = MAX_LINE_LENGTH, strict_info: bool = False) -> None:
         if max_line_length < 1:
             raise ValueError(f"max_line_length must be >= 1, got {max_line_length}")
         self._max_line_length = max_line_length
         self._cs = ConnectionState()
-        self._ctx = ReadContext()
+        self._ctx = ReadContext(strict_info=strict_info)
         self._buffer = bytearray()
         # Start of the first line not known to be complete (0: no complete line buffered).
         self._line_start = 0
@@ -126,10 +128,6 @@ class SeiConnection:
         if self._overlong is not None:
             return  # doomed: the error is raised when next_event reaches the overlong line
         buf = self._buffer
-        if not buf and data.find(b"\n") == len(data) - 1 and len(data) <= self._max_line_length + 1:
-            buf += data  # the usual chunk: exactly one line, into an empty buffer
-            self._line_start = self._searched_to = len(data)
-            return
         buf += data
         pos = self._searched_to
         while True:
@@ -237,31 +235,6 @@ class SeiConnection:
         elif type(command) is PerftRequest:
             self._ctx.requested_perft_depth = command.depth
         return write_command(command)
-
-    def send_search(self, position: Position | PositionWriter, go: Go | GoLine) -> bytes:
-        """The bytes of ``position`` then ``go``, a turn's request in one write.
-
-        The same as ``send(position) + send(go)`` (and raises as they would), with one state
-        step for the pair: the referee sends it on every turn.  ``position`` may also be a
-        game's :class:`PositionWriter`, and ``go`` a line from a :func:`go_writer`: the
-        referee's fast way to write them turn after turn.
-        """
-        if type(position) is PositionWriter:
-            position_text = position.line
-        elif isinstance(position, Position):
-            position_text = write_position(position)
-        else:
-            raise TypeError(f"position must be a Position or a PositionWriter, not {type(position).__name__}")
-        if type(go) is not GoLine:
-            if not isinstance(go, Go):
-                raise TypeError(f"go must be a Go or a GoLine from go_writer, not {type(go).__name__}")
-            go = write_go(go)
-        cs = self._cs
-        if cs.state is not IDLE:
-            self.send(Position())  # only IDLE takes a position: raises the error its state deserves
-            raise AssertionError("unreachable: position is sent in IDLE only")
-        cs.state = SEARCHING
-        return (position_text + "\n" + go + "\n").encode("ascii")
 
     def send_failed(self) -> None:
         """Tell the connection that writing the bytes of the last :meth:`send` failed.

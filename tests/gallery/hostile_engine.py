@@ -20,10 +20,13 @@ Faults (``fault=``):
   ``control`` (a control character in the turn), ``noise`` (invalid UTF-8 and control
   characters in ``info string`` and unknown lines, then a good turn: harmless), ``longline``
   (10 MB without a newline, then waits), ``stderr`` (100 MB to stderr, then a good turn),
-  ``resign``, ``close-stdout`` (closes stdout and keeps running until ``quit``), ``clock``
+  ``resign``, ``close-stdout`` (closes stdout and keeps running until ``quit``),
+  ``close-and-sleep`` (writes ``time.monotonic()`` to ``eof=PATH``, closes stdout and sleeps
+  without reading its input), ``clock``
   (sleeps until its clock has ``left=MS`` ms, or is ``over=MS`` ms past zero, then answers),
   ``chatter`` (``info`` lines, or blank lines with ``blank=1``, as fast as it can write
   them, and a ``bestmove`` only after ``stop``).
+* handshake variant: ``split-gods`` (its gods on two ``gods`` lines; otherwise healthy).
 * always: ``stubborn`` (ignores ``quit``, stdin EOF and SIGTERM), ``grandchild`` (starts a
   grandchild in its own process group that holds stdout/stderr and ignores SIGTERM, with
   ``mark=TEXT`` in its command line; combine with ``then=crash`` to crash at turn ``at``).
@@ -78,7 +81,11 @@ def main() -> None:
             say("id name hostile\nid author tests\n")
             if fault == "exit-before-seiok":
                 sys.exit(7)
-            say("gods apollo artemis athena atlas demeter hephaestus hermes minotaur pan prometheus\nseiok 1\n")
+            if fault == "split-gods":
+                say("gods apollo artemis athena atlas demeter\n")
+                say("gods hephaestus hermes minotaur pan prometheus\nseiok 1\n")
+            else:
+                say("gods apollo artemis athena atlas demeter hephaestus hermes minotaur pan prometheus\nseiok 1\n")
         elif cmd == "isready":
             if fault == "late-ready":
                 if "delay" not in args:
@@ -100,7 +107,7 @@ def main() -> None:
             gos += 1
             fire = gos == at if at else not pos.is_placement
             best = pos.legal_turns()[0]
-            if not fire or turn_fault in ("", "stubborn", "grandchild", "mute", "exit-before-seiok", "late-ready", "early-bestmove"):
+            if not fire or turn_fault in ("", "split-gods", "stubborn", "grandchild", "mute", "exit-before-seiok", "late-ready", "early-bestmove"):
                 say(f"info depth 1 score cp 5\nbestmove {best}\n")
                 continue
             if turn_fault == "crash":
@@ -162,6 +169,12 @@ def main() -> None:
             elif turn_fault == "close-stdout":
                 out.flush()
                 os.close(1)
+            elif turn_fault == "close-and-sleep":
+                with open(args["eof"], "w") as f:
+                    f.write(repr(time.monotonic()))
+                out.flush()
+                os.close(1)
+                time.sleep(600)
             elif turn_fault == "clock":
                 mine = int(words[words.index(f"p{pos.player}time") + 1])
                 if "over" in args:
