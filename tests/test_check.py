@@ -25,10 +25,12 @@ from santorini_server.check import (
     info_problem,
     run_compliance,
 )
+from santorini_server.check.judge import judge
+from santorini_server.check.session import Answer
 from santorini_server.cli import main
 from santorini_server.referee.engine_spec import EngineSpec, parse_engine_spec
 from santorini_server.rules import GODS, Position
-from santorini_server.sei import Info, SeiConnection
+from santorini_server.sei import BestMove, Go, Info, Resign, SeiConnection
 
 GALLERY = Path(__file__).parent / "gallery"
 SPEC_DOC = Path(__file__).parent.parent / "SPEC.md"
@@ -237,3 +239,46 @@ def test_cli_bad_engine_is_one_line_without_traceback(spec: str, message: str) -
 def test_cli_rejects_unknown_gods() -> None:
     result = CliRunner().invoke(main, ["check", "random", "--gods", "apollo,zeus"])
     assert result.exit_code == 2 and "unknown god 'zeus'" in result.output
+
+
+# --- one turn, ruled by the game adjudicator ------------------------------------------------------
+
+
+def _answer(turn: str | None, elapsed: float, *, resign: bool = False) -> Answer:
+    move = Resign() if resign else (BestMove(turn=turn) if turn is not None else None)
+    return Answer(move, elapsed, [], 1.5)
+
+
+CLOCKED = Go(p1time=1000, p2time=1000, p1inc=10, p2inc=10)
+
+
+@pytest.mark.parametrize(
+    ("answer", "go", "status", "reason"),
+    [
+        (_answer("b3-b4+c5", 0.05), CLOCKED, "pass", "bestmove b3-b4+c5 in 50 ms"),
+        (_answer("b3xb4+c5", 0.05), CLOCKED, "pass", "bestmove b3xb4+c5 (accepted spelling of b3-b4+c5) in 50 ms"),
+        # the referee's grace (the seat's margin): 1050 ms on a 1000 ms clock is no loss, 1150 is
+        (_answer("b3-b4+c5", 1.05), CLOCKED, "pass", "bestmove b3-b4+c5 in 1050 ms"),
+        (_answer("b3-b4+c5", 1.15), CLOCKED, "fail", "bestmove after 1150 ms with 1000 ms on its clock (time loss)"),
+        (_answer("b3-b4+c5", 0.35), Go(movetime=200), "fail",
+         "bestmove after 350 ms over movetime 200 + 100 ms grace (time loss)"),
+        (_answer("b3-b4+c5", 0.25), Go(movetime=200), "pass", "bestmove b3-b4+c5 in 250 ms"),
+        (_answer(None, 0.1, resign=True), CLOCKED, "fail", "resigned in a position with 68 legal turns"),
+        (_answer("zz", 0.05), CLOCKED, "fail", "bestmove rejected: malformed 'zz' (not STN, e.g. b3,d3 or b3-b4+c5)"),
+        (_answer("a1-a2+a3", 0.05), CLOCKED, "fail", f"bestmove rejected: illegal turn 'a1-a2+a3' in {CROSS_SPS}"),
+        # a time loss is ruled before the turn is looked at, as in a game
+        (_answer("zz", 1.2), CLOCKED, "fail", "bestmove after 1200 ms with 1000 ms on its clock (time loss)"),
+        (_answer(None, 1.5), CLOCKED, "fail", "no bestmove within 1500 ms (1000 ms on its clock)"),
+    ],
+)
+def test_a_checked_turn_is_ruled_by_the_adjudicator(answer: Answer, go: Go, status: str, reason: str) -> None:
+    pos = Position.from_sps(CROSS_SPS)
+    (got_status, got_reason), stn = judge(pos, answer, go)
+    assert (got_status, got_reason) == (status, reason)
+    assert (stn is not None) == (status == "pass")
+
+
+def test_a_winning_turn_passes_the_check() -> None:
+    pos = Position.from_sps("mortal/mortal;00000/04440/04340/02440/00000;b2,e5/a5,e1;1;2")
+    verdict, stn = judge(pos, _answer("b2-c3", 0.01), CLOCKED)
+    assert (verdict, stn) == (("pass", "bestmove b2-c3 in 10 ms"), "b2-c3")

@@ -42,7 +42,7 @@ from ..sei import (
     SetOption,
     Stop,
 )
-from .judge import after, judge, mover_clock, play
+from .judge import CLOCK_GRACE, after, judge, mover_clock, play
 from .report import Verdict
 from .session import Session, ms, quote
 
@@ -61,8 +61,6 @@ INFINITE_WINDOW = 0.3
 """How long a ``go infinite`` search must run without a ``bestmove`` before ``isready``/``stop``."""
 EXIT_LIMIT = 2.0
 """``quit`` or EOF on stdin -> process exit (the referee's quit grace is 5 s; a check asks more)."""
-MOVETIME_SLACK = 0.1
-"""``go movetime 200`` must be answered within 200 ms + this (pipe, wake-up and scheduling)."""
 
 # --- Positions ------------------------------------------------------------------------------------
 
@@ -373,7 +371,7 @@ async def _clock_turn(s: Session, pos: Position, command: PositionCommand, go: G
     clock = mover_clock(pos, go)
     assert clock is not None
     answer = await s.ask(command, go, clock * 2, pos)
-    (status, reason), _ = judge(pos, answer, clock=clock)
+    (status, reason), _ = judge(pos, answer, go)
     if status != "pass":
         return status, reason
     if answer.elapsed > clock / 2:
@@ -384,12 +382,11 @@ async def _clock_turn(s: Session, pos: Position, command: PositionCommand, go: G
 async def _movetime(s: Session) -> Verdict:
     await s.ensure_game((MORTAL, MORTAL))
     pos = Position.from_sps(CROSS_SPS)
-    answer = await s.ask(PositionCommand(sps=CROSS_SPS), Go(movetime=200), 1.0, pos)
-    (status, reason), _ = judge(pos, answer)
+    go = Go(movetime=200)
+    answer = await s.ask(PositionCommand(sps=CROSS_SPS), go, 1.0, pos)
+    (status, reason), _ = judge(pos, answer, go)
     if status != "pass":
-        return status, reason + (" (limit: movetime 200 + 100 ms)" if answer.move is None else "")
-    if answer.elapsed > 0.2 + MOVETIME_SLACK:
-        return "fail", f"{reason}: over movetime 200 + {ms(MOVETIME_SLACK)} slack"
+        return status, reason + (f" (limit: movetime 200 + {ms(CLOCK_GRACE)})" if answer.move is None else "")
     return "pass", f"{reason} (movetime 200)"
 
 
@@ -397,7 +394,7 @@ async def _limited(s: Session, go: Go, what: str) -> Verdict:
     await s.ensure_game((MORTAL, MORTAL))
     pos = Position.from_sps(CROSS_SPS)
     answer = await s.ask(PositionCommand(sps=CROSS_SPS), go, s.timeout, pos)
-    (status, reason), _ = judge(pos, answer)
+    (status, reason), _ = judge(pos, answer, go)
     if answer.move is None and not answer.errors:
         return "fail", f"no bestmove within {s.timeout:g} s after go {what}"
     return status, reason

@@ -1,49 +1,91 @@
-"""Judging one turn of ``santorini check``: the answer to a ``go`` against the rules and the clock.
+"""Judging one turn of ``santorini check``: the answer to a ``go``, ruled by the game adjudicator.
 
-Kept apart from the checks on purpose: this is the one place where ``check`` decides what a
-reply means for a game (time loss, resignation, illegal turn), so it can be switched onto the
-game adjudicator without touching the checks.  Turns are judged by the rules core exactly as in a
-game (``Position.play``: parse, normalise, match).
+``check`` decides nothing about a turn itself: the :class:`~santorini_server.adjudicator.Adjudicator`
+that rules every match game rules each checked turn too (time loss, resignation, illegal or
+malformed turn), from the checked position with the clocks the ``go`` stated and the referee's
+lag grace.  This module only words the ruling for a bot author.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..rules import NotationError, Position
+from ..adjudicator import Adjudicator, GameSetup, Outcome, Resignation, TimeControl
+from ..adjudicator import Answer as TurnAnswer
+from ..rules import Position
 from ..sei import Go, PositionCommand, Resign
+from ..termination import Termination
 from .report import Verdict
 from .session import Answer, Session, ms, quote
 
 __all__ = ["CLOCK_GRACE", "TURN_GO", "after", "judge", "mover_clock", "play"]
 
 CLOCK_GRACE = 0.1
-"""Lag forgiven on a clock before a turn counts as a time loss (the referee's ``timemargin``)."""
+"""Lag forgiven on a clock (or past a ``movetime``) before a turn counts as a time loss: the
+referee's ``timemargin``, given to the adjudicator as each seat's margin."""
 TURN_GO = Go(p1time=1000, p2time=1000, p1inc=10, p2inc=10)
 """The clock for ordinary turn checks: blitz, so a run stays short, and a real clock to honour."""
 
 
-def judge(pos: Position, answer: Answer, *, clock: float | None = None) -> tuple[Verdict, str | None]:
-    """The verdict on one ``go``'s answer and the canonical turn (None if there is none).
+def _time_control(go: Go | None, player: int) -> TimeControl:
+    """The time control a ``go`` states for ``player`` (1 or 2): its clock, a movetime, or none."""
+    if go is None:
+        return TimeControl()
+    clock = go.p1time if player == 1 else go.p2time
+    if clock is not None:
+        return TimeControl(base_ms=clock, inc_ms=(go.p1inc if player == 1 else go.p2inc) or 0)
+    return TimeControl(movetime_ms=go.movetime, depth=go.depth, nodes=go.nodes)
 
-    ``clock`` is the mover's time in seconds: taking longer (plus the grace) is a time loss.
+
+def _limit(pos: Position, go: Go | None) -> str:
+    """The mover's limit in words, for a time-loss reason."""
+    clock = mover_clock(pos, go) if go is not None else None
+    if clock is not None:
+        return f"with {ms(clock)} on its clock"
+    if go is not None and go.movetime is not None:
+        return f"over movetime {go.movetime} + {ms(CLOCK_GRACE)} grace"
+    return "past the referee's hard deadline"
+
+
+def judge(pos: Position, answer: Answer, go: Go | None = None) -> tuple[Verdict, str | None]:
+    """The verdict on one ``go``'s answer in ``pos`` and the canonical turn (None if there is none).
+
+    ``go`` is what the engine was asked under (None: no limit, as after ``go infinite`` + ``stop``).
     """
     if answer.errors:
         return ("fail", f"engine sent error {quote(answer.errors[0])}"), None
+    clock = mover_clock(pos, go) if go is not None else None
     if answer.move is None:
         waited = f"no bestmove within {ms(answer.bound)}"
         return ("fail", waited + (f" ({ms(clock)} on its clock)" if clock is not None else "")), None
-    if isinstance(answer.move, Resign):
-        return ("fail", f"resigned in a position with {pos.count_turns()} legal turns"), None
-    turn = answer.move.turn
-    try:
-        transition = pos.play(turn)
-    except NotationError as exc:
-        return ("fail", f"bestmove rejected: {exc}"), None
-    if clock is not None and answer.elapsed > clock + CLOCK_GRACE:
-        return ("fail", f"bestmove after {ms(answer.elapsed)} with {ms(clock)} on its clock (time loss)"), None
-    spelling = "" if transition.stn == turn else f" (accepted spelling of {transition.stn})"
-    return ("pass", f"bestmove {turn}{spelling} in {ms(answer.elapsed)}"), transition.stn
+    grace = round(CLOCK_GRACE * 1000)
+    setup = GameSetup(opening=pos.sps(), tcs=(_time_control(go, 1), _time_control(go, 2)), margins=(grace, grace))
+    adjudicator = Adjudicator(setup)
+    adjudicator.next_request()
+    elapsed_ms = answer.elapsed * 1000
+    event = (
+        Resignation(elapsed_ms=elapsed_ms)
+        if isinstance(answer.move, Resign)
+        else TurnAnswer(turn=answer.move.turn, elapsed_ms=elapsed_ms)
+    )
+    ruling = adjudicator.receive(event)
+    if isinstance(ruling, Outcome) and ruling.winner != pos.player:
+        return (_fail_reason(pos, answer, go, ruling)), None
+    stn = adjudicator.moves[-1]
+    turn = event.turn if isinstance(event, TurnAnswer) else stn
+    spelling = "" if stn == turn else f" (accepted spelling of {stn})"
+    return ("pass", f"bestmove {turn}{spelling} in {ms(answer.elapsed)}"), stn
+
+
+def _fail_reason(pos: Position, answer: Answer, go: Go | None, ruling: Outcome) -> Verdict:
+    """A lost turn in a bot author's words (the ruling is the adjudicator's)."""
+    if ruling.termination is Termination.TIME:
+        return "fail", f"bestmove after {ms(answer.elapsed)} {_limit(pos, go)} (time loss)"
+    if ruling.termination is Termination.RESIGN:
+        return "fail", f"resigned in a position with {pos.count_turns()} legal turns"
+    if ruling.detail.startswith("malformed "):
+        return "fail", f"bestmove rejected: {ruling.detail} (not STN, e.g. b3,d3 or b3-b4+c5)"
+    return "fail", f"bestmove rejected: illegal turn {ruling.detail} in {pos.sps()}"
 
 
 def mover_clock(pos: Position, go: Go) -> float | None:
@@ -57,7 +99,7 @@ async def play(s: Session, pos: Position, command: PositionCommand, go: Go = TUR
     clock = mover_clock(pos, go)
     bound = s.timeout if clock is None else clock * 1.5 + 0.2
     answer = await s.ask(command, go, bound, pos)
-    return judge(pos, answer, clock=clock)
+    return judge(pos, answer, go)
 
 
 def after(start: Position, moves: Sequence[str]) -> Position:

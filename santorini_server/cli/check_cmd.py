@@ -20,7 +20,7 @@ _LABELS = {"pass": "PASS", "fail": "FAIL", "warn": "WARN", "skip": "SKIP"}
 _COLOURS = {"pass": "green", "fail": "red", "warn": "yellow", "skip": None}
 
 
-class _GodList(click.ParamType):  # type: ignore[type-arg]
+class _GodList(click.ParamType):
     name = "all|G1,G2"
 
     def convert(
