@@ -57,11 +57,11 @@ def immediate_win(
 ) -> bool:
     """Whether the side to move (workers ``mine``, playing ``god``) has a winning turn now.
 
-    rules.md "Win": a voluntary move up onto level 3 (not 3->3); Pan also by dropping two or more
-    levels; Athena's opponent cannot move up (``no_up``) but Pan may still drop.  Apollo may climb
-    onto a level-3 square an opponent stands on (swap), the Minotaur too if the push square is free
-    and on the board; Artemis may climb to 3 with her second step.  Hermes and Prometheus win only
-    with a normal move (their power moves never go up).
+    SPEC.md 1.4 (winning) and 1.5 (the gods): a voluntary move up onto level 3 (not 3->3); Pan
+    also by dropping two or more levels; Athena's opponent cannot move up (``no_up``) but Pan may
+    still drop.  Apollo may climb onto a level-3 square an opponent stands on (swap), the Minotaur
+    too if the push square is free and on the board; Artemis may climb to 3 with her second step.
+    Hermes and Prometheus win only with a normal move (their power moves never go up).
     """
     if not mine:
         return False

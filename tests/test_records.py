@@ -57,7 +57,8 @@ from santorini_server.records import (
 )
 from santorini_server.termination import Termination
 
-# protocol.md section 5, verbatim.
+# The sample SGN game: the game of SPEC.md's SEI example transcript B (SPEC.md "SGN", Layout: it
+# re-formats byte for byte).
 SAMPLE = """\
 [Event "SEI ladder"]
 [Site "local"]

@@ -32,7 +32,7 @@ from santorini_server.records.replay import ReplayProblem, check_record, move_la
 
 ROOT = Path(__file__).resolve().parent.parent
 
-from .test_records import SAMPLE  # protocol.md section 5, verbatim
+from .test_records import SAMPLE  # the sample SGN game (SPEC.md SEI example transcript B)
 
 FINAL = "mortal/mortal;13211/10101/01100/11000/10000;b5,c4/c2,e5;2;10"
 # player 2 to move, walled in by domes: no legal turn

@@ -2,15 +2,15 @@
 
 Unlike the rest of ``records`` (which treats turns as opaque strings, so a record the rules later
 reject can still be stored and shown), this module imports the rules engine and its SPS/STN
-parsers: replay *is* the place where a record meets the rules (protocol.md section 5: "every turn is
-re-validated; a record is also a regression test").  It is still pure: no I/O, no trio.
+parsers: replay *is* the place where a record meets the rules (SPEC.md, "Re-validation": "A record
+is a regression test"; every turn is re-validated).  It is still pure: no I/O, no trio.
 
 What is checked, and why each check holds for every record the referee writes:
 
 * ``Start`` is ``startpos`` (the empty board with the ``Gods`` tag's gods) or a valid SPS whose
   gods equal the ``Gods`` tag; a ``Ruleset`` tag, if present, is the matchup's ruleset.
 * Every turn is a legal complete turn of the position before it, written canonically (records
-  hold canonical strings only, protocol.md section 3), and no turn follows a winning turn.
+  hold canonical strings only, SPEC.md section 3), and no turn follows a winning turn.
 * The result follows from the play: ``climb``/``pan-drop`` = the last turn wins that way and its
   mover is the winner; ``no-moves`` = the side to move after the last turn has no legal turn and
   is the loser; ``time``/``illegal``/``resign``/``crash``/``stall``/``engine-error`` = the side to

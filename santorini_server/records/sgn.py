@@ -1,4 +1,4 @@
-"""SGN, the PGN-style text form of game records (protocol.md section 5): parse and format.
+"""SGN, the PGN-style text form of game records (SPEC.md, "SGN"): parse and format.
 
 Theory of operation
 -------------------

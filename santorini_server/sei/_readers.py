@@ -1,4 +1,4 @@
-"""Line -> event: the grammar of what an engine says (protocol.md 4.1 replies and 4.2).
+"""Line -> event: the grammar of what an engine says (SPEC.md, "Engine → referee").
 
 Theory of operation: a line arrives here already framed (LF removed, one trailing CR removed)
 and decoded (UTF-8, invalid bytes replaced by U+FFFD).  It is split into tokens on runs of

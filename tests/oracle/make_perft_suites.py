@@ -7,7 +7,7 @@ disagrees with the hand count.  Run from the repository root:
 
     python tests/oracle/make_perft_suites.py
 
-base.tsv is not generated: its rows are copied from protocol.md section 6.
+base.tsv is not generated: its rows are copied from the base-game table of SPEC.md section 3 (Perft).
 """
 
 from __future__ import annotations
@@ -53,11 +53,12 @@ class Case:
     max_depth: int = 3
 
 
-MID = "01234/12321/00240/31012/40123"  # protocol.md's midgame board (heights 0-3 and domes)
+#: The midgame board of SPEC.md section 3's perft table (heights 0-3 and domes).
+MID = "01234/12321/00240/31012/40123"
 
 
 def open_cases(god: str) -> list[Case]:
-    """The god on open boards: the cross start and protocol.md's midgame board, both seats."""
+    """The god on open boards: the cross start and SPEC.md section 3's midgame board, both seats."""
     cases = [
         Case(f"{god} (P1) vs mortal, cross start after placement",
              f"{god}/mortal;00000/00000/00000/00000/00000;b3,d3/c2,c4;1;2"),
@@ -96,12 +97,12 @@ SUITES: dict[str, list[Case]] = {
         Case("Apollo (c3, level 1) swaps Athena (c4, level 0) up to level 1: forced, so no "
              "athena[up] follows; Athena's own later climb does set it",
              sps("apollo/athena", "c3 e1", "a5 c4", h="c3=1 b4=1 b5=2 d5=1")),
-        Case("worked case 4 of rules.md (72 turns; after c3xc4 the builds are b3,b4,b5,c5,d3,d4,"
-             "d5)", sps("apollo/mortal", "c3 e5", "a1 c4"), hand=72),
+        Case("worked case 4 of SPEC.md section 1.6 (72 turns; after c3xc4 the builds are b3,b4,b5,"
+             "c5,d3,d4,d5)", sps("apollo/mortal", "c3 e5", "a1 c4"), hand=72),
         *open_cases("apollo"),
     ],
     "artemis": [
-        Case("worked case 7 of rules.md: 205 turns (each path is its own turn)",
+        Case("worked case 7 of SPEC.md section 1.6: 205 turns (each path is its own turn)",
              sps("artemis/mortal", "a1 e5", "a5 e3", h="b1=1 c1=2"), hand=205),
         Case("3->2->3 wins: a1 (3) steps to b1 (2): builds a1 (dome) or c1 (dome), or a second "
              "step to c1 (3) which wins; a1-b1-a1 is illegal; a2,b2,c2,d1,d2 domes; e5 boxed. "
@@ -123,12 +124,12 @@ SUITES: dict[str, list[Case]] = {
              sps("mortal/athena[up]", "a1 e5", "c5 e1", h="b1=1", d="b2 " + BOX_E5), hand=4),
         Case("same without the Athena state: a1-b1 adds builds a1,a2,c1,c2. hand d1=8",
              sps("mortal/athena", "a1 e5", "c5 e1", h="b1=1", d="b2 " + BOX_E5), hand=8),
-        Case("worked case 6 of rules.md: 29 turns",
+        Case("worked case 6 of SPEC.md section 1.6: 29 turns",
              sps("mortal/athena[up]", "a1 e5", "c5 e1", h="b1=1"), hand=29),
         Case("Athena to move next to level 1 and 2 squares: her climbs set athena[up] for the "
              "mortal's reply, her level moves do not",
              sps("athena/mortal", "a1 c3", "e1 e5", h="a2=1 b2=2 d4=1 e4=2")),
-        Case("protocol.md example C: Prometheus vs Athena",
+        Case("SPEC.md SEI example transcript C: Prometheus vs Athena",
              "prometheus/athena;00010/00000/00000/01000/00000;b2,d4/c4,e1;1;3"),
         *open_cases("athena"),
     ],
@@ -217,7 +218,7 @@ SUITES: dict[str, list[Case]] = {
         Case("first position with athena[up]: a1-b1 gone, pre-build turns unchanged. hand d1=4",
              sps("prometheus/athena[up]", "a1 e5", "a5 c4", h="b1=1",
                  d="a3 b2 b3 c1 c2 " + BOX_E5), hand=4),
-        Case("protocol.md example C after Athena climbed: prometheus/athena[up]",
+        Case("SPEC.md SEI example transcript C after Athena climbed: prometheus/athena[up]",
              "prometheus/athena[up];00110/00000/00000/01000/10100;b1,d4/d5,e1;1;4"),
         *open_cases("prometheus"),
     ],
@@ -227,7 +228,7 @@ SUITES: dict[str, list[Case]] = {
 def write_suite(god: str, cases: list[Case]) -> float:
     """Compute and write one suite; return the oracle time spent."""
     lines = [
-        f"# Perft suite: {god}. Format (protocol.md section 6): SPS<TAB>depth<TAB>count.",
+        f"# Perft suite: {god}. Format (SPEC.md section 3, Perft): SPS<TAB>depth<TAB>count.",
         "# Counts are distinct canonical STN turns at the leaves; a winning turn is one leaf;",
         "# a side with no legal turn has no children. Computed by tests/oracle/reference.py",
         "# (tests/oracle/make_perft_suites.py); 'hand' cases were also counted by hand at depth 1.",

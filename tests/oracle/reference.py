@@ -1,8 +1,8 @@
 """Naive brute-force Santorini rules: an independent test oracle for the rules engine.
 
 Why it exists: the referee's bitboard engine must be checked against something that shares none of
-its code or structure.  This module re-derives every ruling of rules.md (and the SPS/STN contract of
-protocol.md sections 2, 3 and 6) the slow, obvious way:
+its code or structure.  This module re-derives every ruling of SPEC.md section 1 (and the
+SPS/STN/perft contract of SPEC.md sections 2 and 3) the slow, obvious way:
 
 * a square is a coordinate pair ``(file 0-4, rank 1-5)``; tuple order equals the canonical string
   order of square names (``a1 < a2 < ... < e5``);
@@ -87,7 +87,7 @@ _SPS_RE = re.compile(
 
 
 def parse_sps(sps: str) -> Position:
-    """Parse and validate an SPS (protocol.md section 2); ValueError if it is not a legal position.
+    """Parse and validate an SPS (SPEC.md section 2); ValueError if it is not a legal position.
 
     Non-canonical spellings (unsorted worker squares, Athena state where it does not belong) are
     rejected rather than repaired: the oracle should only ever see canonical positions.
@@ -396,7 +396,7 @@ def _perft(pos: Position, depth: int) -> int:
 
 
 def reference_perft(sps: str, depth: int) -> int:
-    """Leaf count of the turn tree (protocol.md section 6): distinct canonical STN at the leaves.
+    """Leaf count of the turn tree (SPEC.md section 3, Perft): distinct canonical STN at the leaves.
 
     A winning turn is a leaf counted once at any remaining depth; a side with no legal turn has no
     children; placing both workers is one turn.
