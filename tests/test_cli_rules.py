@@ -83,6 +83,10 @@ def test_show_draws_the_board_without_colour_off_a_terminal() -> None:
 
 
 def test_help_does_not_import_trio_or_the_rules() -> None:
-    code = "import sys; from santorini_server.cli import main; sys.argv=['santorini','--help']\ntry: main()\nexcept SystemExit: pass\nprint(sorted(m for m in sys.modules if m.split('.')[0] in ('trio','msgpack') or m.startswith('santorini_server.rules')))"
+    code = (
+        "import sys; from santorini_server.cli import main; sys.argv=['santorini','--help']\n"
+        "try: main()\nexcept SystemExit: pass\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('trio','msgpack') or m.startswith('santorini_server.rules')))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=30).stdout
     assert out.strip().splitlines()[-1] == "[]"

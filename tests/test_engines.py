@@ -15,9 +15,9 @@ import time
 from collections.abc import Iterator
 
 import pytest
+
 from santorini_engines.evaluation import immediate_win
 from santorini_engines.sei_bot import SAFETY_MARGIN, Limits
-
 from santorini_server.referee.engine_spec import BUNDLED_NAMES, bundled_argv
 from santorini_server.rules import GODS, Position
 from santorini_server.rules.movegen import generate

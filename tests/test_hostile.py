@@ -337,7 +337,8 @@ async def test_closing_stdout_is_a_crash_ruled_within_100_ms_and_the_engine_is_s
             await engines[0].process.wait()
         for engine in engines:
             await engine.aclose()
-    assert pid is not None and not Path(f"/proc/{pid}").exists()
+    assert pid is not None
+    assert not Path(f"/proc/{pid}").exists()  # noqa: ASYNC240 (a stat of /proc, after the engine is gone)
     assert_clean(h)
 
 
@@ -485,13 +486,16 @@ def test_referee_memory_stays_bounded(tmp_path: Path, fault: str, baseline_rss_k
 # --- tournaments (subprocess) -------------------------------------------------------------------------
 
 
-def tournament(tmp_path: Path, *specs: str, extra: tuple[str, ...] = ()) -> tuple[subprocess.CompletedProcess[str], list[dict[str, object]]]:
+def tournament(
+    tmp_path: Path, *specs: str, extra: tuple[str, ...] = ()
+) -> tuple[subprocess.CompletedProcess[str], list[dict[str, object]]]:
     out = tmp_path / "t"
     args = [PY, "-m", "santorini_server.cli", "tournament", "--tc", "10+0.1", "--out", str(out), "-j", "2", *extra]
     for spec in specs:
         args += ["-e", spec]
     proc = subprocess.run(args, capture_output=True, text=True, timeout=120)
-    results = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()] if (out / "results.jsonl").exists() else []
+    jsonl = out / "results.jsonl"
+    results = [json.loads(line) for line in jsonl.read_text().splitlines()] if jsonl.exists() else []
     return proc, results
 
 
@@ -528,7 +532,8 @@ def test_tournament_counts_protocol_violations_and_restarts_the_offender(tmp_pat
     for r in results:
         loser = r["player2"] if r["result"] == "1-0" else r["player1"]
         assert (loser, r["termination"]) == ("Double", "engine-error")
-        assert r["detail"] == "protocol violation: engine sent BestMove in state IDLE: 'bestmove a2-b3+b4'" or r["detail"].startswith(
+        exact = "protocol violation: engine sent BestMove in state IDLE: 'bestmove a2-b3+b4'"
+        assert r["detail"] == exact or r["detail"].startswith(
             "protocol violation: engine sent BestMove in state IDLE: 'bestmove "
         )
     assert double.starts == 4

@@ -98,8 +98,10 @@ def test_base_perft(sps: str, depth: int, count: int) -> None:
 
 # --- SPEC.md examples -------------------------------------------------------------------------
 
-GAME = ("b3,d3 c2,c4 b3-b4+c5 c4-c5+b5 b4-b5+a5 c5-d5+e5 b5-c4+c5 d5-e5+e4 c4-b5+c4 c2-b2+b3 "
-        "d3-c4+d5 b2-b3+a2 b5-c5+b5 b3-c2+b2 c4-b5+a4 c2-b2+a1 b5-c4+b5 b2-c2+c3").split()
+GAME = [
+    "b3,d3", "c2,c4", "b3-b4+c5", "c4-c5+b5", "b4-b5+a5", "c5-d5+e5", "b5-c4+c5", "d5-e5+e4", "c4-b5+c4",
+    "c2-b2+b3", "d3-c4+d5", "b2-b3+a2", "b5-c5+b5", "b3-c2+b2", "c4-b5+a4", "c2-b2+a1", "b5-c4+b5", "b2-c2+c3",
+]
 
 
 def test_sgn_game_replays_to_a_climb() -> None:

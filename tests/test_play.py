@@ -40,7 +40,9 @@ def engine_processes(marker: str) -> list[int]:
     return found
 
 
-def play(tmp_path: Path, stdin: str, *args: str, engine_args: tuple[str, ...] = ()) -> tuple[subprocess.CompletedProcess[str], str]:
+def play(
+    tmp_path: Path, stdin: str, *args: str, engine_args: tuple[str, ...] = ()
+) -> tuple[subprocess.CompletedProcess[str], str]:
     marker = uuid.uuid4().hex
     proc = subprocess.run(
         [sys.executable, "-m", "santorini_server.cli", "play", engine_spec(marker, *engine_args), *args],
@@ -136,7 +138,8 @@ def test_quit_and_ctrl_c_close_the_engine(tmp_path: Path) -> None:
     assert proc.returncode == 0 and "game aborted" in proc.stdout
     marker = uuid.uuid4().hex
     child = subprocess.Popen(
-        [sys.executable, "-m", "santorini_server.cli", "play", engine_spec(marker), "--as", "2", "--out", str(tmp_path / "c.sgn")],
+        [sys.executable, "-m", "santorini_server.cli", "play", engine_spec(marker), "--as", "2",
+         "--out", str(tmp_path / "c.sgn")],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path,
     )
     try:

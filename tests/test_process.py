@@ -106,7 +106,7 @@ async def wait_dead(pids: list[int], seconds: float) -> float:
     """Poll until none of ``pids`` is alive; return how long it took (fail after ``seconds``)."""
     start = trio.current_time()
     with trio.fail_after(seconds):
-        while any(alive(pid) for pid in pids):  # noqa: ASYNC110 - polling /proc: no event to wait on
+        while any(alive(pid) for pid in pids):
             await trio.sleep(0.01)
     return trio.current_time() - start
 
@@ -598,7 +598,7 @@ async def test_orphans_are_reparented_to_the_guard_and_reaped_while_the_engine_r
         assert len(orphans) == 3
         assert {parent_of(pid) for pid in orphans} == {e.guard_pid}
         with trio.fail_after(3):
-            while any(proc_state(pid) is not None for pid in orphans):  # noqa: ASYNC110 - polling /proc
+            while any(proc_state(pid) is not None for pid in orphans):
                 await trio.sleep(0.02)
         assert e.status is None  # reaped while the engine runs, not at its end
 

@@ -142,7 +142,10 @@ def test_match_command_writes_sgn_that_replays(tmp_path) -> None:  # type: ignor
         replay(record)
 
 
-@pytest.mark.parametrize(("mode", "limit", "fragment"), [("cpu", "limit.cpu=1", "CPU limit of 1 s"), ("memory", "limit.memory=200M", "memory limit of 200 MiB")])
+@pytest.mark.parametrize(
+    ("mode", "limit", "fragment"),
+    [("cpu", "limit.cpu=1", "CPU limit of 1 s"), ("memory", "limit.memory=200M", "memory limit of 200 MiB")],
+)
 async def test_resource_limit_breach_is_its_own_termination(mode: str, limit: str, fragment: str) -> None:
     report = await play(gallery("hog", mode, name="Hog") + " " + limit, gallery("instant", name="B"), tc="30+0")
     assert (report.outcome.winner, report.outcome.termination) == (2, "limit"), report.outcome

@@ -30,9 +30,10 @@ from santorini_server.records import (
 )
 from santorini_server.records.replay import ReplayProblem, check_record, move_label, replay_record
 
+from .test_records import SAMPLE  # the sample SGN game (SPEC.md SEI example transcript B)
+
 ROOT = Path(__file__).resolve().parent.parent
 
-from .test_records import SAMPLE  # the sample SGN game (SPEC.md SEI example transcript B)
 
 FINAL = "mortal/mortal;13211/10101/01100/11000/10000;b5,c4/c2,e5;2;10"
 # player 2 to move, walled in by domes: no legal turn
@@ -131,7 +132,7 @@ def test_a_win_by_climbing_cannot_be_recorded_as_something_else() -> None:
 
 
 def test_no_turn_may_follow_a_win() -> None:
-    record = edit(sample(), turns_of(sample()) + ["c2-d2+c2"])
+    record = edit(sample(), [*turns_of(sample()), "c2-d2+c2"])
     assert reasons(record) == [
         "game 7, turn 20 (10... c2-d2+c2): the game was already won by turn 19 (c5-b5, climb); no turn may follow"
     ]
@@ -226,7 +227,7 @@ def three_games() -> list[GameRecord]:
     return [sample(), edit(sample(), turns, Round="18"), edit(sample(), Result="0-1", Round="19")]
 
 
-@pytest.fixture()
+@pytest.fixture
 def files(tmp_path: Path) -> dict[str, Path]:
     good = tmp_path / "good.sgn"
     good.write_text(format_sgn_games([sample(), edit(sample(), Round="2")]), encoding="utf-8")
@@ -366,7 +367,7 @@ def test_convert_round_trip_is_lossless(files: dict[str, Path], tmp_path: Path) 
 def test_convert_refuses_to_overwrite_without_force(files: dict[str, Path], tmp_path: Path) -> None:
     dest = tmp_path / "out.sgn"
     dest.write_text("keep me")
-    code, out, err = invoke("convert", str(files["good"]), str(dest))
+    code, _out, err = invoke("convert", str(files["good"]), str(dest))
     assert code == 1 and err == f"Error: {dest} exists: pass --force to replace it\n"
     assert dest.read_text() == "keep me"
     assert invoke("convert", str(files["good"]), str(dest), "--force")[0] == 0

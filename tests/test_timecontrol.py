@@ -29,7 +29,10 @@ def test_parse_tc(text: str, tc: TimeControl) -> None:
     assert parse_tc(str(tc)) == tc  # str() spells it back
 
 
-@pytest.mark.parametrize("text", ["", "abc", "1+x", "-5+1", "0+1", "movetime=0", "depth=0", "nodes=-1", "10+1,20+1", "10+1,movetime=1", "speed=3", "40/"])
+@pytest.mark.parametrize(
+    "text",
+    ["", "abc", "1+x", "-5+1", "0+1", "movetime=0", "depth=0", "nodes=-1", "10+1,20+1", "10+1,movetime=1", "speed=3", "40/"],
+)
 def test_bad_tc_is_one_line_error(text: str) -> None:
     with pytest.raises(ValueError) as info:
         parse_tc(text)
@@ -74,7 +77,10 @@ def test_movetime_and_untimed_deadlines() -> None:
 
 
 def test_engine_spec_grammar() -> None:
-    spec = parse_engine_spec('cmd=./bot name=Bot arg=--fast "arg=two words" dir=/opt option.Hash=64 "option.Time Buffer=80" tc=10+0.1 timemargin=50 limit.memory=512M limit.cpu=30 restart=on')
+    spec = parse_engine_spec(
+        'cmd=./bot name=Bot arg=--fast "arg=two words" dir=/opt option.Hash=64 "option.Time Buffer=80" '
+        "tc=10+0.1 timemargin=50 limit.memory=512M limit.cpu=30 restart=on"
+    )
     assert spec.argv == ("./bot", "--fast", "two words")
     assert spec.name == "Bot" and spec.cwd == "/opt"
     assert spec.options == (("Hash", "64"), ("Time Buffer", "80"))

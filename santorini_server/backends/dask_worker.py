@@ -29,9 +29,10 @@ import json
 import os
 import threading
 import tomllib
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Awaitable, Callable
+from typing import Any
 
 import trio
 
@@ -156,7 +157,8 @@ def resolve_engine(name: str, options: tuple[tuple[str, str], ...] = (), restart
     spec = _configured().get(name)
     if spec is None:
         if name not in BUNDLED_NAMES:
-            raise EngineNotConfigured(f"engine {name!r} is not in this worker's engines file ({os.environ.get(ENGINES_ENV) or f'{ENGINES_ENV} not set'})")
+            where = os.environ.get(ENGINES_ENV) or f"{ENGINES_ENV} not set"
+            raise EngineNotConfigured(f"engine {name!r} is not in this worker's engines file ({where})")
         spec = parse_engine_spec(name)
     return replace(spec, options=tuple((dict(spec.options) | dict(options)).items()), restart=spec.restart or restart)
 
@@ -261,7 +263,8 @@ class EngineHost:
 
     def submit(self, spec: GameSpec) -> tuple[int, concurrent.futures.Future[bytes]]:
         """Start a game in the host; its encoded record arrives on the returned future."""
-        assert self._nursery is not None and self._token is not None
+        assert self._nursery is not None
+        assert self._token is not None
         result: concurrent.futures.Future[bytes] = concurrent.futures.Future()
         game_id = next(self._ids)
         trio.from_thread.run_sync(self._nursery.start_soon, self._play, spec, game_id, result, trio_token=self._token)

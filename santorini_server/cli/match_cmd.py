@@ -23,7 +23,9 @@ __all__ = ["match"]
 @click.argument("engine1", type=ENGINE)
 @click.argument("engine2", type=ENGINE)
 @click.option("--games", "-n", default=2, show_default=True, type=click.IntRange(min=1), help="Games to play; colours alternate.")
-@click.option("--tc", type=TC, default="10+0.1", show_default=True, help="Time control: 60+0.5, 40/60+0, movetime=0.1, depth=6, nodes=N.")
+@click.option(
+    "--tc", type=TC, default="10+0.1", show_default=True, help="Time control: 60+0.5, 40/60+0, movetime=0.1, depth=6, nodes=N."
+)
 @click.option("--gods", type=GODS, default="mortal/mortal", show_default=True, help="Gods of player 1 / player 2 in game 1.")
 @click.option("--opening", type=SPS, help="Start every game from this SPS instead of the empty board.")
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), help="Append every game to this SGN file (fsync'd).")

@@ -3,7 +3,8 @@ flag reads the same as a bad record (one line, the input quoted)."""
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import click
 

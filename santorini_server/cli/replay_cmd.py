@@ -323,9 +323,13 @@ def _interactive(record: GameRecord, number: int, start_at: int | None) -> int:
 @click.argument("file", type=click.Path(dir_okay=True, path_type=Path))
 @click.option("--game", "-g", type=int, help="Replay game N (1 = the first game in the file), drawing the board after each turn.")
 @click.option("--turn", "-t", type=click.IntRange(min=0), help="With --game: stop after turn K (on a terminal: start there).")
-@click.option("--check", is_flag=True, help="Only re-validate every game; print the problems; exit 1 if any (or if the file is damaged).")
+@click.option(
+    "--check", is_flag=True, help="Only re-validate every game; print the problems; exit 1 if any (or if the file is damaged)."
+)
 @click.option("--no-board", is_flag=True, help="With --game: print the turns without boards.")
-@click.option("--jobs", "-j", type=click.IntRange(min=1), help="Worker processes for checking (default: all CPUs for files of 2000+ games).")
+@click.option(
+    "--jobs", "-j", type=click.IntRange(min=1), help="Worker processes for checking (default: all CPUs for files of 2000+ games)."
+)
 def replay(file: Path, game: int | None, turn: int | None, check: bool, no_board: bool, jobs: int | None) -> None:
     """List, check or replay the games of FILE (SGN or msgpack archive, told apart by content).
 
@@ -412,7 +416,8 @@ def _list_or_check(reader: _Reader, check: bool, jobs: int | None) -> int:
         click.echo(f"checked {summary}: {verdict}"
                    + (f"; {damaged} damaged region{'s' if damaged != 1 else ''} skipped" if damaged else ""))
         return 1 if (bad or damaged or reader.error) else 0
-    click.echo(f"{summary}, {bad} with problems" + (f", {damaged} damaged region{'s' if damaged != 1 else ''} skipped" if damaged else ""))
+    skipped = f", {damaged} damaged region{'s' if damaged != 1 else ''} skipped" if damaged else ""
+    click.echo(f"{summary}, {bad} with problems{skipped}")
     return 1 if reader.error else 0
 
 

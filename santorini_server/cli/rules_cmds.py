@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 import sys
 import time
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable
 
 import click
 
@@ -146,7 +146,9 @@ def _run_suite(path: Path) -> int:
 
 @click.command()
 @click.argument("sps")
-@click.option("--colour/--no-colour", "--color/--no-color", default=None, help="Force colour on or off (default: when a terminal).")
+@click.option(
+    "--colour/--no-colour", "--color/--no-color", default=None, help="Force colour on or off (default: when a terminal)."
+)
 def show(sps: str, colour: bool | None) -> None:
     """Draw the position SPS: each cell is its level 0-3 and a worker (X player 1, O player 2); ^^ is a dome."""
     pos = _position(sps)

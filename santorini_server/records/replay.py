@@ -27,8 +27,8 @@ generation, ~15 us for a base-game turn.
 
 from __future__ import annotations
 
+from collections.abc import MutableMapping
 from dataclasses import dataclass, field
-from typing import MutableMapping
 
 from ..rules import IllegalTurnError, MalformedTurnError, NotationError, Position, Transition, check_matchup, ruleset_of
 from ..termination import WINS_BY_RULE, Termination

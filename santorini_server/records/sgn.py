@@ -45,7 +45,7 @@ from __future__ import annotations
 
 import io
 import re
-from typing import Iterable, Iterator
+from collections.abc import Iterable, Iterator
 
 from .game import (
     _NUM,

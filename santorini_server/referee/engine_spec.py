@@ -71,7 +71,7 @@ class EngineSpec:
     restart: bool = False
     bundled: str | None = None
 
-    def with_defaults(self, each: "EngineSpec | None") -> "EngineSpec":
+    def with_defaults(self, each: EngineSpec | None) -> EngineSpec:
         """Fill unset settings from an ``--each`` spec (engine-specific values win)."""
         if each is None:
             return self

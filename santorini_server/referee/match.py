@@ -8,8 +8,8 @@ tools that parse cutechess output read ours.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 import trio
 

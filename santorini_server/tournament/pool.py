@@ -26,8 +26,8 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections.abc import Awaitable, Callable
 from functools import partial
-from typing import Awaitable, Callable
 
 import trio
 
@@ -110,7 +110,7 @@ class _WorkerLink:
         self,
         results: trio.MemorySendChannel[GameRecord | LostGame],
         started: Callable[[ScheduledGame], None],
-        on_dead: Callable[["_WorkerLink"], None],
+        on_dead: Callable[[_WorkerLink], None],
     ) -> None:
         """Forward what the worker says until it ends; then report the games it still held."""
         async with results:
@@ -174,7 +174,8 @@ class ProcessPoolBackend:
     ) -> None:
         config = self.config
         by_number = {g.number: g for g in config.schedule}
-        shares = [config.concurrency // self.processes + (1 if i < config.concurrency % self.processes else 0) for i in range(self.processes)]
+        each, extra = divmod(config.concurrency, self.processes)
+        shares = [each + (1 if i < extra else 0) for i in range(self.processes)]
         async with trio.open_nursery() as nursery, results:
             links: list[_WorkerLink] = []
             for share in shares:

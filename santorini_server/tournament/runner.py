@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import signal
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Callable, Protocol
+from typing import Protocol
 
 import trio
 
@@ -49,7 +50,7 @@ class TournamentResult:
     sprt: SprtStatus | None = None
     complete: bool = False
     records: list[GameRecord] = field(default_factory=list)
-    lost: list["LostGame"] = field(default_factory=list)
+    lost: list[LostGame] = field(default_factory=list)
 
 
 class Backend(Protocol):
@@ -64,7 +65,7 @@ class Backend(Protocol):
     async def play(
         self,
         games: list[ScheduledGame],
-        results: trio.MemorySendChannel["GameRecord | LostGame"],
+        results: trio.MemorySendChannel[GameRecord | LostGame],
         started: Callable[[ScheduledGame], None],
     ) -> None: ...
 
@@ -125,7 +126,9 @@ class LocalBackend:
         """Play games from ``games`` with ``workers`` parallel workers until it is closed."""
         config = self.config
 
-        async def worker(recv: trio.MemoryReceiveChannel[ScheduledGame], send: trio.MemorySendChannel[GameRecord | LostGame]) -> None:
+        async def worker(
+            recv: trio.MemoryReceiveChannel[ScheduledGame], send: trio.MemorySendChannel[GameRecord | LostGame]
+        ) -> None:
             async with recv, send, trio.open_nursery() as engine_nursery:
                 pool = EnginePool(engine_nursery, self.io_log)
                 try:
@@ -225,7 +228,8 @@ async def run_tournament(
                 _count(standings, record, number)
                 pair_names = (names[game.player1], names[game.player2])
                 outcome = Outcome.from_record(record)
-                emit(f"Finished game {number} ({pair_names[0]} vs {pair_names[1]}): {outcome.result} {{{outcome.reason(pair_names)}}}")
+                reason = outcome.reason(pair_names)
+                emit(f"Finished game {number} ({pair_names[0]} vs {pair_names[1]}): {outcome.result} {{{reason}}}")
                 if progress is not None:
                     progress(len(done), result.total, time.monotonic() - started_at)
                 if config.sprt is not None:
@@ -278,10 +282,11 @@ LOSS_COLUMNS = (
 def termination_table(standings: Standings, names: list[str]) -> str:
     """Per-engine losses by termination tag (time, illegal, crash, stall...), then wins."""
     tags = [t.value for t in LOSS_COLUMNS]
-    width = max(len(n) for n in names + ["Engine"])
+    width = max(len(n) for n in [*names, "Engine"])
     lines = [f"{'Engine':<{width}}  {'W':>5} {'L':>5}  losses: " + " ".join(f"{t:>12}" for t in tags)]
     for name in names:
         t = standings.tally(name)
-        lines.append(f"{name:<{width}}  {t.wins:>5} {t.losses:>5}          " + " ".join(f"{t.losses_by.get(tag, 0):>12}" for tag in tags))
+        losses = " ".join(f"{t.losses_by.get(tag, 0):>12}" for tag in tags)
+        lines.append(f"{name:<{width}}  {t.wins:>5} {t.losses:>5}          {losses}")
     return "\n".join(lines)
 

@@ -26,6 +26,7 @@ Stdlib + the rules core only.
 
 from __future__ import annotations
 
+import itertools
 import os
 import sys
 import threading
@@ -33,8 +34,10 @@ import threading
 from santorini_server.rules import GODS, Position, perft
 
 FAULTS = frozenset(
-    "late-ready double-bestmove no-stop ignore-quit illegal ignore-moves p1-clock early-infinite "
-    "bad-info bad-gods crash-infinite no-error mute-legalmoves error-perft".split()
+    [
+        "late-ready", "double-bestmove", "no-stop", "ignore-quit", "illegal", "ignore-moves", "p1-clock", "early-infinite",
+        "bad-info", "bad-gods", "crash-infinite", "no-error", "mute-legalmoves", "error-perft",
+    ]
 )
 
 
@@ -90,7 +93,7 @@ class Bot:
     def go(self, words: list[str]) -> None:
         args: dict[str, int] = {}
         infinite = "infinite" in words
-        for key, value in zip(words[1:], words[2:]):
+        for key, value in itertools.pairwise(words[1:]):
             if value.isdigit():
                 args[key] = int(value)
         if infinite and "crash-infinite" in self.faults:

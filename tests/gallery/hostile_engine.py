@@ -54,10 +54,7 @@ def say(data: bytes | str) -> None:
 def main() -> None:
     args = dict(a.partition("=")[::2] for a in sys.argv[1:])
     fault = args.get("fault", "")
-    if args.get("then"):
-        turn_fault = args["then"]
-    else:
-        turn_fault = fault
+    turn_fault = args.get("then") or fault
     at = int(args["at"]) if args.get("at") else 0
     if args.get("starts"):
         with open(args["starts"], "a") as f:
@@ -107,7 +104,8 @@ def main() -> None:
             gos += 1
             fire = gos == at if at else not pos.is_placement
             best = pos.legal_turns()[0]
-            if not fire or turn_fault in ("", "split-gods", "stubborn", "grandchild", "mute", "exit-before-seiok", "late-ready", "early-bestmove"):
+            quiet = ("", "split-gods", "stubborn", "grandchild", "mute", "exit-before-seiok", "late-ready", "early-bestmove")
+            if not fire or turn_fault in quiet:
                 say(f"info depth 1 score cp 5\nbestmove {best}\n")
                 continue
             if turn_fault == "crash":
@@ -177,10 +175,7 @@ def main() -> None:
                 time.sleep(600)
             elif turn_fault == "clock":
                 mine = int(words[words.index(f"p{pos.player}time") + 1])
-                if "over" in args:
-                    target = mine + int(args["over"])
-                else:
-                    target = mine - int(args.get("left", 150))
+                target = mine + int(args["over"]) if "over" in args else mine - int(args.get("left", 150))
                 time.sleep(max(0, target) / 1000)
                 say(f"bestmove {best}\n")
             else:

@@ -27,7 +27,10 @@ def main() -> None:
             continue
         cmd = words[0]
         if cmd == "sei":
-            out.write("id name instant\nid author tests\ngods apollo artemis athena atlas demeter hephaestus hermes minotaur pan prometheus\nseiok 1\n")
+            out.write(
+                "id name instant\nid author tests\n"
+                "gods apollo artemis athena atlas demeter hephaestus hermes minotaur pan prometheus\nseiok 1\n"
+            )
         elif cmd == "isready":
             out.write("readyok\n")
         elif cmd == "newgame":
