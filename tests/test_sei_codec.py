@@ -1171,7 +1171,7 @@ def test_unchecked_commands_equal_the_checked_ones() -> None:
     same commands as the validating ones, and send the same bytes."""
     position = PositionCommand.unchecked("mortal/mortal;00000/00000/00000/00000/00000;-/-;1;1", ("b3,d3",))
     assert position == PositionCommand(sps="mortal/mortal;00000/00000/00000/00000/00000;-/-;1;1", moves=("b3,d3",))
-    go = Go.unchecked(p1time=1000, p2time=0, p1inc=10, p2inc=None, movestogo=40, movetime=None, depth=3, nodes=None)
+    go = Go.unchecked(1000, 0, 10, None, 40, None, 3, None)
     assert go == Go(p1time=1000, p2time=0, p1inc=10, movestogo=40, depth=3)
     assert idle_conn().send(position) + idle_conn().send(go) == (
         b"position sps mortal/mortal;00000/00000/00000/00000/00000;-/-;1;1 moves b3,d3\n"

@@ -61,7 +61,7 @@ def worker(root: str, script: str, pin: bool) -> None:
         print(f"error: this version lacks what the A/B drives: {exc}", flush=True)
         return
     sys.path.insert(1, str(TOOLS))
-    from bench_referee import canned_argv
+    from canned import canned_argv
 
     argv = tuple(canned_argv(Path(script)))
 

@@ -28,35 +28,18 @@ from __future__ import annotations
 
 import argparse
 import os
-import shutil
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 import trio
+from canned import canned_argv
 
 from santorini_server.adjudicator import parse_tc
 from santorini_server.referee import Engine, GameSetup, play_game
 from santorini_server.referee.engine_spec import EngineSpec
 from santorini_server.rules import Position
-
-CANNED = Path(__file__).resolve().parent / "canned_engine.py"
-CANNED_C = Path(__file__).resolve().parent / "canned_engine.c"
-
-
-def canned_argv(script: Path, kind: str = "c", *extra: str) -> list[str]:
-    """The canned engine's command: the C build (compiled on first use) or the Python script.
-
-    The C one costs the engine microseconds per turn, so a benchmark measures the referee."""
-    if kind == "c" and not extra and shutil.which("cc"):
-        binary = script.parent / "canned_engine"
-        if not binary.exists():
-            subprocess.run(["cc", "-O2", "-o", str(binary), str(CANNED_C)], check=True)
-        return [str(binary), str(script)]
-    return [sys.executable, "-S", str(CANNED), str(script), *extra]
 
 
 def make_script(path: Path) -> int:

@@ -88,6 +88,12 @@ class Adjudicator:
         self.humans = frozenset(humans)
         self.clocks = clocks or (Clock(setup.tcs[0], setup.margins[0]), Clock(setup.tcs[1], setup.margins[1]))
         self._position = Position.from_sps(setup.opening) if setup.opening else Position.start(setup.gods)
+        # each seat's increment as ``go`` states it: only a seat with a clock has one
+        c1, c2 = self.clocks
+        self._incs = (
+            c1.tc.inc_ms if c1.tc.base_ms is not None else None,
+            c2.tc.inc_ms if c2.tc.base_ms is not None else None,
+        )
         self._moves: list[str] = []
         # each checked turn's facts (canonical STN, ms charged, telemetry); records are made at the end
         self._played: list[tuple[str, int, Info | None]] = []
@@ -215,17 +221,10 @@ class Adjudicator:
     def _go(self, seat: int) -> Go:
         """The ``go`` line: both clocks (never negative on the wire) and the mover's own limits."""
         c1, c2 = self.clocks
-        tc = self.clocks[seat].tc
-        return Go.unchecked(
-            p1time=c1.wire_ms,
-            p2time=c2.wire_ms,
-            p1inc=c1.tc.inc_ms if c1.tc.base_ms is not None else None,
-            p2inc=c2.tc.inc_ms if c2.tc.base_ms is not None else None,
-            movestogo=self.clocks[seat].movestogo,
-            movetime=tc.movetime_ms,
-            depth=tc.depth,
-            nodes=tc.nodes,
-        )
+        clock = self.clocks[seat]
+        tc = clock.tc
+        p1inc, p2inc = self._incs
+        return Go.unchecked(c1.wire_ms, c2.wire_ms, p1inc, p2inc, clock.movestogo, tc.movetime_ms, tc.depth, tc.nodes)
 
     def _lose(self, seat: int, termination: Termination, detail: str) -> Outcome:
         return self._end(Outcome(2 - seat, termination, detail))
