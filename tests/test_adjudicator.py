@@ -626,3 +626,42 @@ def test_scores_are_written_as_the_record_holds_them(line: bytes, score: str | N
     assert isinstance(info, Info)
     assert score_text(info) == score
     assert score_text(None) is None
+
+
+_DIGITS = st.integers(0, 10**20 - 1)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    depth=st.none() | _DIGITS,
+    nodes=st.none() | _DIGITS,
+    score=st.none() | st.tuples(st.sampled_from(["cp", "win"]), st.integers(-(10**20) + 1, 10**20 - 1)),
+    elapsed_ms=st.floats(0, 1e9),
+)
+def test_a_turn_recorded_unchecked_is_one_the_checked_constructor_accepts(
+    depth: int | None, nodes: int | None, score: tuple[str, int] | None, elapsed_ms: float
+) -> None:
+    """``turn_record`` skips TurnRecord's checks: whatever telemetry the codec can parse, the
+    record it makes is one the checking constructor accepts and equals."""
+    from santorini_server.adjudicator import turn_record
+    from santorini_server.records import TurnRecord
+    from santorini_server.sei import Sei as SeiCommand
+
+    conn = SeiConnection()
+    conn.send(SeiCommand(version=1))
+    conn.receive_data(b"seiok 1\n")
+    conn.next_event()
+    conn.send(Go(depth=1))
+    words = ["info"]
+    if depth is not None:
+        words += ["depth", str(depth)]
+    if nodes is not None:
+        words += ["nodes", str(nodes)]
+    if score is not None:
+        words += ["score", score[0], str(score[1])]
+    conn.receive_data(" ".join(words).encode() + b"\n")
+    info = conn.next_event()
+    assert isinstance(info, Info)
+    unchecked = turn_record("b3-b4+c5", round(elapsed_ms), info)
+    checked = TurnRecord(unchecked.turn, unchecked.time_ms, unchecked.score, unchecked.depth, unchecked.nodes)
+    assert unchecked == checked

@@ -19,7 +19,7 @@ import functools
 import re
 import unicodedata
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 
 from ..termination import Termination
 
@@ -218,6 +218,25 @@ class TurnRecord:
     comment: str | None = None
     """Free text (no braces, no control characters)."""
 
+    @classmethod
+    def unchecked(
+        cls, turn: str, time_ms: int | None, score: str | None, depth: int | None, nodes: int | None
+    ) -> TurnRecord:
+        """A turn the referee recorded itself (canonical STN from the rules core, a measured
+        time, telemetry the SEI codec parsed and the adjudicator bounded), built without checking
+        it again: one is made for every turn of every game, and checking and setting six fields
+        of a frozen dataclass cost ~3 us a turn (tools/ab_referee.py).  ``__post_init__`` checks
+        every record read from a file."""
+        self = object.__new__(cls)
+        s1, s2, s3, s4, s5, s6 = _TURN_SETTERS
+        s1(self, turn)
+        s2(self, time_ms)
+        s3(self, score)
+        s4(self, depth)
+        s5(self, nodes)
+        s6(self, None)
+        return self
+
     def __post_init__(self) -> None:
         if not isinstance(self.turn, str) or _TURN_RE.fullmatch(self.turn) is None:
             raise RecordError(
@@ -233,6 +252,10 @@ class TurnRecord:
         if self.comment is not None:
             check_text("comment", self.comment, braces=False)
 
+
+
+#: The slots' own setters (a frozen dataclass refuses ``setattr``): :meth:`TurnRecord.unchecked`'s way in.
+_TURN_SETTERS = tuple(TurnRecord.__dict__[f.name].__set__ for f in fields(TurnRecord))
 
 
 @dataclass(frozen=True, slots=True)
