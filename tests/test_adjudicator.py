@@ -291,17 +291,23 @@ def test_a_person_s_clock_is_charged_and_recorded_but_never_enforced() -> None:
 # --- the record --------------------------------------------------------------------------------------
 
 
-def test_the_record_holds_every_tag_each_turn_s_time_and_the_telemetry_it_can_hold() -> None:
-    conn = SeiConnection()
+def parsed_info(line: str) -> Info:
+    """``line`` as the codec reads it from an engine that is searching (telemetry as a game sees it)."""
     from santorini_server.sei import Sei as SeiCommand
 
+    conn = SeiConnection()
     conn.send(SeiCommand(version=1))
     conn.receive_data(b"seiok 1\n")
     conn.next_event()
     conn.send(Go(depth=1))
-    conn.receive_data(b"info depth 7 nodes 99999999999999999999 score win -2\n")
+    conn.receive_data(line.encode() + b"\n")
     info = conn.next_event()
     assert isinstance(info, Info)
+    return info
+
+
+def test_the_record_holds_every_tag_each_turn_s_time_and_the_telemetry_it_can_hold() -> None:
+    info = parsed_info("info depth 7 nodes 99999999999999999999 score win -2")
     setup = GameSetup(opening=CLIMB_NEXT, tcs=(FISCHER, parse_tc("movetime=1")), event="E", round="3", game_number=7)
     adj = Adjudicator(setup)
     ask(adj)
@@ -645,13 +651,7 @@ def test_a_turn_recorded_unchecked_is_one_the_checked_constructor_accepts(
     record it makes is one the checking constructor accepts and equals."""
     from santorini_server.adjudicator import turn_record
     from santorini_server.records import TurnRecord
-    from santorini_server.sei import Sei as SeiCommand
 
-    conn = SeiConnection()
-    conn.send(SeiCommand(version=1))
-    conn.receive_data(b"seiok 1\n")
-    conn.next_event()
-    conn.send(Go(depth=1))
     words = ["info"]
     if depth is not None:
         words += ["depth", str(depth)]
@@ -659,9 +659,7 @@ def test_a_turn_recorded_unchecked_is_one_the_checked_constructor_accepts(
         words += ["nodes", str(nodes)]
     if score is not None:
         words += ["score", score[0], str(score[1])]
-    conn.receive_data(" ".join(words).encode() + b"\n")
-    info = conn.next_event()
-    assert isinstance(info, Info)
+    info = parsed_info(" ".join(words))
     unchecked = turn_record("b3-b4+c5", round(elapsed_ms), info)
     checked = TurnRecord(unchecked.turn, unchecked.time_ms, unchecked.score, unchecked.depth, unchecked.nodes)
     assert unchecked == checked

@@ -176,22 +176,14 @@ def test_turn_records_keep_telemetry_a_record_can_hold_and_drop_the_rest() -> No
     reports more must not fail the game (its records are built from every turn's telemetry)."""
     from santorini_server.adjudicator import turn_record
     from santorini_server.records import TurnRecord
-    from santorini_server.sei import Go as GoCommand
-    from santorini_server.sei import Sei as SeiCommand
-    from santorini_server.sei import SeiConnection
 
-    conn = SeiConnection()
-    conn.send(SeiCommand(version=1))
-    conn.receive_data(b"seiok 1\n")
-    conn.next_event()
-    conn.send(GoCommand(depth=1))
-    conn.receive_data(b"info depth 7 nodes 99999999999999999999 score cp -99999999999999999999\n")
-    huge = conn.next_event()
-    record = turn_record("b3-b4+c5", 12, huge)  # type: ignore[arg-type]
+    from .test_adjudicator import parsed_info
+
+    huge = parsed_info("info depth 7 nodes 99999999999999999999 score cp -99999999999999999999")
+    record = turn_record("b3-b4+c5", 12, huge)
     assert record == TurnRecord("b3-b4+c5", 12, None, 7, None)
-    conn.receive_data(b"info depth 3 nodes 1200 score win -2\n")
-    fine = conn.next_event()
-    assert turn_record("b3-b4+c5", 5, fine) == TurnRecord("b3-b4+c5", 5, "-win/2", 3, 1200)  # type: ignore[arg-type]
+    fine = parsed_info("info depth 3 nodes 1200 score win -2")
+    assert turn_record("b3-b4+c5", 5, fine) == TurnRecord("b3-b4+c5", 5, "-win/2", 3, 1200)
     # what the referee stores passes the record's own checks when read back
     from santorini_server.adjudicator import Outcome, make_record
     from santorini_server.records import decode_record, encode_record, format_sgn
