@@ -7,8 +7,13 @@ that is what makes the report useful to a bot author.  Broken engines are checke
 
 from __future__ import annotations
 
+import os
 import re
+import select
+import signal
+import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -282,3 +287,32 @@ def test_a_winning_turn_passes_the_check() -> None:
     pos = Position.from_sps("mortal/mortal;00000/04440/04340/02440/00000;b2,e5/a5,e1;1;2")
     verdict, stn = judge(pos, _answer("b2-c3", 0.01), CLOCKED)
     assert (verdict, stn) == (("pass", "bestmove b2-c3 in 10 ms"), "b2-c3")
+
+
+def test_ctrl_c_stops_the_check_with_one_line_and_no_engine_left(tmp_path: Path) -> None:
+    """SIGINT mid-run: exit 130, one line, no traceback (trio hands the KeyboardInterrupt back
+    wrapped in an exception group from the run's nursery), and the engine process is gone."""
+    marker = f"hang-{os.getpid()}-{time.monotonic_ns()}"
+    engine = f"cmd={sys.executable} arg={GALLERY / 'hang.py'} arg={marker} name=hang"
+    child = subprocess.Popen(
+        [sys.executable, "-m", "santorini_server.cli", "check", engine, "--gods", "mortal"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path,
+    )
+    try:
+        out = b""
+        deadline = time.monotonic() + 30
+        while b"placement" not in out and time.monotonic() < deadline:  # the hang engine is thinking
+            ready, _, _ = select.select([child.stdout], [], [], 0.1)
+            if ready:
+                out += os.read(child.stdout.fileno(), 4096)  # type: ignore[union-attr]
+        assert b"newgame" in out, out
+        child.send_signal(signal.SIGINT)
+        _, err = child.communicate(timeout=20)
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+    assert child.returncode == 130, err
+    assert err.decode().strip().splitlines() == ["interrupted: engine stopped"]
+    left = subprocess.run(["pgrep", "-f", marker], capture_output=True, text=True)
+    assert left.stdout == ""

@@ -12,6 +12,7 @@ import trio
 from ..check import CheckResult, ComplianceReport, ComplianceStartError, run_compliance
 from ..referee.engine_spec import EngineSpec
 from ..rules import GODS, MORTAL
+from .interrupt import INTERRUPTED_STATUS, is_interrupt
 from .options import ENGINE
 
 __all__ = ["check"]
@@ -97,9 +98,11 @@ def check(engine: EngineSpec, gods: tuple[str, ...] | None, timeout: float, verb
         report = trio.run(lambda: run_compliance(engine, gods=gods, timeout=timeout, on_result=show))
     except ComplianceStartError as exc:
         raise click.ClickException(str(exc)) from None
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, BaseExceptionGroup) as exc:
+        if not is_interrupt(exc):
+            raise
         click.echo("interrupted: engine stopped", err=True)
-        sys.exit(130)
+        sys.exit(INTERRUPTED_STATUS)
     except BrokenPipeError:  # `santorini check ... | head`: the reader left; so do we, quietly
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         sys.exit(1)

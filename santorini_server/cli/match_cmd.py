@@ -14,6 +14,7 @@ from ..referee.engine import EngineFailure
 from ..referee.engine_spec import EngineSpec
 from ..referee.iolog import make_io_log
 from ..referee.match import MatchConfig, run_match
+from .interrupt import INTERRUPTED_STATUS, is_interrupt
 from .options import ENGINE, GODS, SPS, TC
 
 __all__ = ["match"]
@@ -69,11 +70,10 @@ def match(
     except EngineFailure as failure:
         raise click.ClickException(failure.detail) from None
     except (KeyboardInterrupt, BaseExceptionGroup) as exc:
-        # Ctrl-C reaches us bare or, raised inside run_match's nursery, wrapped in a group.
-        if isinstance(exc, BaseExceptionGroup) and exc.subgroup(KeyboardInterrupt) is None:
+        if not is_interrupt(exc):
             raise
         click.echo("interrupted: engines stopped; games finished so far are saved", err=True)
-        sys.exit(130)
+        sys.exit(INTERRUPTED_STATUS)
     finally:
         if writer is not None:
             writer.close()

@@ -34,6 +34,7 @@ from ..referee.game import ask_engine, forfeit, record_date, rule_missed_deadlin
 from ..render import render
 from ..rules import IllegalTurnError, MalformedTurnError, Position, parse_square, parse_stn
 from ..termination import Termination
+from .interrupt import INTERRUPTED_STATUS, is_interrupt
 from .options import ENGINE, GODS, SPS, TC
 
 __all__ = ["play", "explain_illegal", "format_legal_turns", "normalise_input"]
@@ -330,14 +331,6 @@ def _default_out() -> Path:
     return Path(f"santorini-play-{datetime.datetime.now().strftime('%Y%m%d-%H%M%S')}.sgn")
 
 
-def _interrupted(exc: BaseException) -> bool:
-    if isinstance(exc, KeyboardInterrupt):
-        return True
-    if isinstance(exc, BaseExceptionGroup):
-        return exc.subgroup(KeyboardInterrupt) is not None
-    return False
-
-
 @click.command()
 @click.argument("engine", type=ENGINE)
 @click.option("--gods", type=GODS, help="Gods of player 1 / player 2, e.g. apollo/mortal (default mortal/mortal).")
@@ -406,11 +399,11 @@ def play(
         try:
             trio.run(_session, game)
         except BaseException as exc:  # Ctrl-C may arrive wrapped in a group
-            if not _interrupted(exc):
+            if not is_interrupt(exc):
                 raise
             _say()
             _say("interrupted: game aborted, engine stopped")
-            status = 130
+            status = INTERRUPTED_STATUS
         if game.failure is not None:
             writer.close()
             if not existed and path.exists() and path.stat().st_size == 0:
