@@ -40,11 +40,6 @@ class Termination(StrEnum):
         """The game has a winner (every tag but ``aborted``): the tags a SEI ``result`` may carry."""
         return self is not Termination.ABORTED
 
-    @property
-    def by_rule(self) -> bool:
-        """Decided by the play itself (a winning turn), not by how an engine behaved."""
-        return self in WINS_BY_RULE
-
 
 _MEANINGS: dict[Termination, str] = {
     Termination.CLIMB: "the winner moved a worker up onto level 3",
