@@ -203,7 +203,8 @@ class EngineChannel:
             EngineFailure: ``engine-error``, the connection's state forbids a command.
         """
         try:
-            return b"".join(self.conn.send(c) for c in commands)
+            send = self.conn.send
+            return b"".join([send(c) for c in commands])
         except SeiProtocolError as exc:
             raise self.cannot_send(exc) from None
 
@@ -217,17 +218,19 @@ class EngineChannel:
         await self.send_bytes(self.encode(*commands))
         return self.now()
 
-    async def send_bytes(self, data: bytes, deadline: trio.CancelScope | None = None, at: float = math.inf) -> None:
+    async def send_bytes(self, data: bytes, deadline: trio.CancelScope | None = None, within: float = math.inf) -> None:
         """Write ``data``: what the pipe takes at once without a pass through the scheduler
         (commands are small and the pipe is nearly always empty), the rest awaited.
 
         The wait is bounded by ``write_timeout``, or during a turn by the game's ``deadline``
-        armed at ``at`` (an engine that stops reading during its turn is out of time).
+        armed ``within`` seconds from now (an engine that stops reading during its turn is out
+        of time).
 
         Raises:
             EngineFailure: ``crash``/``limit`` (the engine is gone) or ``stall``.
         """
-        self._tap(">>", data)
+        if self.tap is not None:
+            self._tap(">>", data)
         try:
             sent = self.process.send_nowait(data)
         except (EngineGone, trio.ClosedResourceError):
@@ -240,7 +243,7 @@ class EngineChannel:
                 with trio.fail_after(self.write_timeout):
                     await self.process.send_all(rest)
             else:
-                deadline.deadline = at
+                deadline.deadline = self.now() + within
                 await self.process.send_all(rest)
                 deadline.deadline = math.inf
         except EngineGone:
@@ -339,7 +342,8 @@ class EngineChannel:
                 # batch read their clocks before anyone does a turn's work, so a reply is not
                 # charged for the time other games spent validating theirs.
                 await trio.lowlevel.cancel_shielded_checkpoint()
-        self._tap("<<", data)
+        if self.tap is not None:
+            self._tap("<<", data)
         self.conn.receive_data(data)
         return arrived
 
@@ -371,7 +375,7 @@ class EngineChannel:
                 return event  # type: ignore[return-value]
 
     def _tap(self, direction: str, data: bytes) -> None:
-        if self.tap is not None and data:
+        if self.tap is not None and data:  # callers on the per-turn path test ``tap`` first
             at = self.now()
             for line in data.decode("utf-8", "replace").splitlines():
                 self.tap(at, direction, line)

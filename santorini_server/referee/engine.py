@@ -247,9 +247,8 @@ class Engine:
         # The turn's deadline is its allowance from the end of the write (the stopwatch's
         # start; Clock.charge judges the exact overrun), plus WRITE_SLACK; a write that has to
         # wait is bounded by the allowance from its start.
-        now = channel.now
-        await channel.send_bytes(data, deadline, now() + allowance + WRITE_SLACK)
-        started = self.turn_started = now()
+        await channel.send_bytes(data, deadline, allowance + WRITE_SLACK)
+        started = self.turn_started = channel.now()
         at = started + allowance + WRITE_SLACK
         last_info: Info | None = None
         next_event = channel.next_event_nowait

@@ -62,7 +62,7 @@ async def ask_engine(
     elapsed_ms = reply.elapsed * 1000
     if reply.turn is None:
         return adjudicator.receive(Resignation(elapsed_ms=elapsed_ms))
-    return adjudicator.receive(Answer(turn=reply.turn, elapsed_ms=elapsed_ms, info=reply.info))
+    return adjudicator.receive(Answer(reply.turn, elapsed_ms, reply.info))
 
 
 async def rule_missed_deadline(engine: Engine, adjudicator: Adjudicator) -> Request | Outcome:
