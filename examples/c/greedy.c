@@ -132,28 +132,40 @@ static int parse_turn(const char *s, Turn *t) { /* "b3,d3" or "b3-b4+c5" or "b2-
     return t->from != NONE && t->to != NONE && (len != 8 || t->build != NONE);
 }
 
-static int parse_sps(const char *s, Position *p) {
-    char board[32], w1[8], w2[8];
-    int to_move, turn;
-    if (sscanf(s, "mortal/mortal;%29[0-4/];%5[-a-e1-5,]/%5[-a-e1-5,];%d;%d", board, w1, w2, &to_move, &turn) != 5)
-        return 0;
-    if (strlen(board) != 29 || (to_move != 1 && to_move != 2)) return 0;
+static int parse_side(const char *s, int worker[2]) { /* "-" (not placed) or "b3,d3" */
+    if (strcmp(s, "-") == 0) {
+        worker[0] = worker[1] = NONE;
+        return 1;
+    }
+    if (strlen(s) != 5 || s[2] != ',') return 0;
+    worker[0] = square(s);
+    worker[1] = square(s + 3);
+    return worker[0] != NONE && worker[1] != NONE;
+}
+
+static int parse_sps(char *s, Position *p) { /* "mortal/mortal;BOARD;SIDE/SIDE;TOMOVE;TURN" */
+    char *field[5];
+    int n = 0;
+    field[n++] = s;
+    for (char *c = s; *c; c++)
+        if (*c == ';') {
+            if (n == 5) return 0;
+            *c = '\0';
+            field[n++] = c + 1;
+        }
+    if (n != 5 || strcmp(field[0], "mortal/mortal") != 0 || strlen(field[1]) != 29) return 0;
     for (int row = 0; row < 5; row++)     /* rows are rank 5 first, files a to e */
         for (int file = 0; file < 5; file++) {
-            char c = board[row * 6 + file];
-            if (c == '/') return 0;
+            char c = field[1][row * 6 + file];
+            if (c < '0' || c > '4') return 0;
             p->level[file * 5 + (4 - row)] = c - '0';
         }
-    const char *sides[2] = {w1, w2};
-    for (int pl = 0; pl < 2; pl++) {
-        if (strcmp(sides[pl], "-") == 0) p->worker[pl][0] = p->worker[pl][1] = NONE;
-        else if (strlen(sides[pl]) == 5 && sides[pl][2] == ',') {
-            p->worker[pl][0] = square(sides[pl]);
-            p->worker[pl][1] = square(sides[pl] + 3);
-            if (p->worker[pl][0] == NONE || p->worker[pl][1] == NONE) return 0;
-        } else return 0;
-    }
-    p->to_move = to_move - 1;
+    char *slash = strchr(field[2], '/');
+    if (!slash) return 0;
+    *slash = '\0';
+    if (!parse_side(field[2], p->worker[0]) || !parse_side(slash + 1, p->worker[1])) return 0;
+    if (strcmp(field[3], "1") != 0 && strcmp(field[3], "2") != 0) return 0;
+    p->to_move = field[3][0] - '1';
     return 1;
 }
 
