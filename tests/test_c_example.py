@@ -2,8 +2,8 @@
 whole games against a bundled engine without a fault.
 
 It keeps SPEC.md honest: an engine written from the documents alone, in a language with no help
-from this package, must be one the referee accepts.  Skipped (one line) without a C compiler or
-``make``; CI has both.
+from this package, must be one the referee accepts.  Skipped (one line) without a C compiler; CI has
+gcc.
 """
 
 from __future__ import annotations
@@ -26,17 +26,23 @@ CC = shutil.which(os.environ.get("CC", "cc")) or shutil.which("gcc") or shutil.w
 #: optional features (legalmoves, perft) do not apply.  SPEC.md section 7 prints it.
 C_EXAMPLE_SUMMARY = "31 passed, 0 failed, 0 warnings, 3 not applicable"
 
-pytestmark = pytest.mark.skipif(CC is None or shutil.which("make") is None, reason="no C compiler or make")
+pytestmark = pytest.mark.skipif(CC is None, reason="no C compiler")
+
+#: Warnings are errors here: the example must build cleanly wherever authors copy it.
+CFLAGS = "-std=c11 -Wall -Wextra -Werror -O2"
 
 
 @pytest.fixture(scope="module")
 def engine(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The engine built by its own Makefile into a temporary directory, with warnings as errors."""
+    """The engine built into a temporary directory by its own Makefile (by the compiler alone
+    where there is no ``make``)."""
+    assert CC is not None
     binary = tmp_path_factory.mktemp("c") / "greedy-c"
-    proc = subprocess.run(
-        ["make", "-s", "-C", str(EXAMPLE), f"BIN={binary}", f"CC={CC}", "CFLAGS=-std=c11 -Wall -Wextra -Werror -O2"],
-        capture_output=True, text=True, timeout=120,
-    )
+    if shutil.which("make"):
+        command = ["make", "-s", "-C", str(EXAMPLE), f"BIN={binary}", f"CC={CC}", f"CFLAGS={CFLAGS}"]
+    else:
+        command = [CC, *CFLAGS.split(), "-o", str(binary), str(EXAMPLE / "greedy.c")]
+    proc = subprocess.run(command, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0 and not proc.stderr, proc.stdout + proc.stderr
     return binary
 
