@@ -39,7 +39,7 @@ INF = 10 * WIN_SCORE
 #: Start another iteration only while less than this share of the budget is spent: the next one
 #: costs several times the last, and an interrupted iteration is mostly wasted.
 NEXT_ITERATION_FRACTION = 0.3
-MAX_DEPTH = 100  # a game has at most ~100 play turns (SPEC.md 1.4)
+MAX_DEPTH = 100  # a game has at most ~100 play turns (SPEC.md section 1.4)
 EXACT, LOWER, UPPER = 0, 1, 2
 CHECK_EVERY = 512
 #: Score depth-1 nodes with lazily generated, height-layered children (see `_frontier`).
@@ -234,7 +234,7 @@ class Searcher:
             return self._frontier(pos, key, alpha, beta, ply)
         turns = list(generate(pos))
         if not turns:
-            return -(WIN_SCORE - ply)  # SPEC.md 1.4: no complete turn loses
+            return -(WIN_SCORE - ply)  # SPEC.md section 1.4: no complete turn loses
         killers = self.killers[ply]
         history = self.history
 

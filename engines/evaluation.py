@@ -36,7 +36,7 @@ _CENTRE_BY_BIT = {1 << sq: v for sq, v in enumerate(_CENTRE)}
 #: Chebyshev distance between squares (index by square numbers).
 _DIST = [[max(abs(a // 5 - b // 5), abs(a % 5 - b % 5)) for b in range(25)] for a in range(25)]
 
-# Weights (tuned by engine_duel self-play, see SPEC.md, "Bundled engines").
+# Weights (tuned by engine_duel self-play, see SPEC.md section 9).
 _HEIGHT = (0, 45, 140, 110)  # worker standing on level 0/1/2/3 (3 only when forced there)
 _MOBILITY = 4  # per free neighbour the worker can step to
 _UP = (10, 22, 0, 0)  # per reachable square one level up, by the worker's level
@@ -57,7 +57,7 @@ def immediate_win(
 ) -> bool:
     """Whether the side to move (workers ``mine``, playing ``god``) has a winning turn now.
 
-    SPEC.md 1.4 (winning) and 1.5 (the gods): a voluntary move up onto level 3 (not 3->3); Pan
+    SPEC.md sections 1.4 (winning) and 1.5 (the gods): a voluntary move up onto level 3 (not 3->3); Pan
     also by dropping two or more levels; Athena's opponent cannot move up (``no_up``) but Pan may
     still drop.  Apollo may climb onto a level-3 square an opponent stands on (swap), the Minotaur
     too if the push square is free and on the board; Artemis may climb to 3 with her second step.

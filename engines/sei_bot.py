@@ -1,7 +1,7 @@
 """Write a Santorini engine in one function: this module speaks SEI for you.
 
 A bot is a ``choose`` function.  :func:`run_bot` runs the whole engine side of SEI
-(SPEC.md, "SEI") around it: the handshake, options, ``newgame``, ``position``,
+(SPEC.md section 4) around it: the handshake, options, ``newgame``, ``position``,
 clocks, ``isready`` at any time (the search runs in a worker thread while the main thread
 keeps reading stdin), ``stop``, exactly one ``bestmove`` per ``go``, ``legalmoves``,
 ``perft``, ``quit`` and EOF.  ``choose`` is only called for a position with at least one
@@ -54,7 +54,7 @@ __all__ = ["ALL", "Limits", "Option", "Choose", "Info", "run_bot", "SEI_VERSION"
 
 #: Every god the rules core implements (``mortal`` included); the default of ``run_bot(gods=)``.
 ALL: tuple[str, ...] = GODS
-#: Highest protocol version this helper speaks (SPEC.md, "Engine → referee": ``seiok <version>``).
+#: Highest protocol version this helper speaks (SPEC.md section 4.3: ``seiok <version>``).
 SEI_VERSION = 1
 #: Kept off every clock budget: thread wake-up, the pipe and the referee's read loop take a few ms
 #: (the same idea as cutechess/fastchess ``timemargin``, from the engine's side).
@@ -72,7 +72,7 @@ Info = Callable[[str], None]
 
 @dataclass(frozen=True)
 class Limits:
-    """The search limits of one ``go`` (SPEC.md, "Referee → engine"), times in milliseconds.
+    """The search limits of one ``go`` (SPEC.md section 4.2), times in milliseconds.
 
     ``None`` means the limit was not given; with no limit at all the bot searches until stop.
     """
@@ -211,7 +211,7 @@ class _Engine:
     # --- output -------------------------------------------------------------------------------
 
     def send(self, line: str) -> None:
-        """Write one line and flush (SPEC.md, "Transport": the engine flushes after every line)."""
+        """Write one line and flush (SPEC.md section 4.1: the engine flushes after every line)."""
         with self.lock:
             self._write(line)
 
@@ -263,7 +263,7 @@ class _Engine:
         self.debug = bool(args) and args[0] == "on"
 
     def cmd_result(self, args: list[str]) -> None:
-        return None  # a notice only (SPEC.md, "Referee → engine")
+        return None  # a notice only (SPEC.md section 4.2)
 
     def cmd_quit(self, args: list[str]) -> bool:
         return False
@@ -431,7 +431,7 @@ class _Engine:
             return
         turns = pos.legal_turns()
         if not turns:
-            self.send("bestmove resign")  # SPEC.md 1.4: no complete turn = lost; the bot is never asked
+            self.send("bestmove resign")  # SPEC.md section 1.4: no complete turn = lost; the bot is never asked
             return
         self.searching = True
         self.worker = threading.Thread(

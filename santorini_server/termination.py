@@ -1,4 +1,4 @@
-"""How a game ended: the one list of termination tags (SPEC.md, "Failure handling and termination tags").
+"""How a game ended: the one list of termination tags (SPEC.md section 4.6).
 
 The same tags are the SGN ``Termination`` tag, the reason of the SEI ``result`` notice and the
 adjudicator's verdict, so they are defined once, here, at the top of the package: the records,
@@ -32,7 +32,7 @@ class Termination(StrEnum):
 
     @property
     def meaning(self) -> str:
-        """What the tag means, one line (SPEC.md's table says the same)."""
+        """What the tag means, one line (SPEC.md section 4.6's table says the same)."""
         return _MEANINGS[self]
 
     @property

@@ -1,5 +1,5 @@
 """The game adjudicator, pure: every outcome path with its exact detail, and properties against the
-rules core and against SPEC.md's clock rule computed here independently."""
+rules core and against SPEC.md's clock rule (section 4.5) computed here independently."""
 
 from __future__ import annotations
 
@@ -47,7 +47,7 @@ T = Termination
 FISCHER = TimeControl(10_000, 100)
 #: Player 1 to move, a worker on a1 (level 2) next to b1 (level 3): a1-b1 climbs.
 CLIMB_NEXT = "mortal/mortal;00000/00000/00000/00000/23000;a1,d3/c2,c4;1;2"
-#: Player 1 to move with both workers walled in (SPEC.md 1.6, worked case 3).
+#: Player 1 to move with both workers walled in (SPEC.md section 1.6, worked case 3).
 STUCK = sps(domes="a2 b2 c2 c1", p1="a1,b1", p2="e5,e4")
 #: Pan (player 1) on a level-2 square next to a level-0 one: a1-a2 wins by the drop.
 PAN_DROP_NEXT = sps("pan/mortal", h={"a1": 2}, p1="a1,e5", p2="c3,e1")
@@ -346,7 +346,7 @@ def test_the_termination_enum_is_the_one_list_of_tags() -> None:
 
 def test_spec_md_s_table_lists_exactly_the_enum_s_tags() -> None:
     text = (ROOT / "SPEC.md").read_text(encoding="utf-8")
-    section = text.split("### Failure handling and termination tags", 1)[1].split("\n* ", 1)[0]
+    section = text.split("### 4.6 Failure handling and termination tags", 1)[1].split("\n* ", 1)[0]
     assert sorted(re.findall(r"^\| `([a-z-]+)` \|", section, re.M)) == sorted(t.value for t in Termination)
 
 
@@ -371,7 +371,7 @@ STN_CHARS = "abcdef0123456-+,xD"
 
 @dataclass
 class SpecClock:
-    """SPEC.md, "Clocks", written as totals rather than as a running balance (so it is not
+    """SPEC.md section 4.5, written as totals rather than as a running balance (so it is not
     ``Clock`` again): before a seat's turn number k+1 its clock shows base + k * inc, plus the base
     again for every completed period, minus everything it used."""
 
@@ -472,7 +472,7 @@ def play_and_check(gods: tuple[str, str], choose: Chooser) -> Termination:
     step = adj.next_request()
     expected: Outcome | None = None
     while expected is None:
-        if pos.is_lost():  # SPEC.md 1.4: no complete turn at the start of one's turn loses at once
+        if pos.is_lost():  # SPEC.md section 1.4: no complete turn at the start of one's turn loses at once
             expected = Outcome(2 - pos.to_move, T.NO_MOVES, f"player {pos.player} has no complete turn")
             break
         seat = pos.to_move

@@ -44,7 +44,7 @@ SPEC_DOC = Path(__file__).parent.parent / "SPEC.md"
 def check_section() -> str:
     """The compliance-test section of SPEC.md (up to the next top-level section)."""
     text = SPEC_DOC.read_text()
-    start = text.index("## `santorini check`")
+    start = text.index("## 7. `santorini check`")
     end = text.find("\n## ", start + 1)
     return text[start : end if end >= 0 else None]
 

@@ -24,9 +24,9 @@ from santorini_server.rules.movegen import generate
 
 ENGINES = sorted(BUNDLED_NAMES)
 CROSS = "mortal/mortal;00000/00000/00000/00000/00000;b3,d3/c2,c4;1;2"
-#: SPEC.md 1.6, worked case 3: P1 (a1, b1) is walled in by domes on a2, b2, c2, c1.
+#: SPEC.md section 1.6, worked case 3: P1 (a1, b1) is walled in by domes on a2, b2, c2, c1.
 NO_MOVES = "mortal/mortal;00000/00000/00000/44400/00400;a1,b1/e4,e5;1;5"
-#: SPEC.md 1.6, worked case 2: b2 (level 2) -> c3 (level 3) wins; 24 legal turns.
+#: SPEC.md section 1.6, worked case 2: b2 (level 2) -> c3 (level 3) wins; 24 legal turns.
 WIN_IN_ONE = "mortal/mortal;00000/04440/04340/02440/00000;b2,e5/a5,e1;1;9"
 GODS_LINE = "gods apollo artemis athena atlas demeter hephaestus hermes minotaur pan prometheus"
 

@@ -315,7 +315,7 @@ async def test_closing_stdout_while_running_is_a_crash(tmp_path: Path) -> None:
 
 
 async def test_closing_stdout_is_a_crash_ruled_within_100_ms_and_the_engine_is_stopped(tmp_path: Path) -> None:
-    """SPEC.md "Faulty engines": EOF on stdout is a ``crash``.  An engine that closes its stdout
+    """SPEC.md section 6: EOF on stdout is a ``crash``.  An engine that closes its stdout
     and sleeps (reading nothing, so ``quit`` would not reach it) loses within 100 ms of the EOF,
     not when its clock runs out, and is killed at once rather than after the quit grace."""
     eof_file = tmp_path / "eof"
@@ -343,7 +343,7 @@ async def test_closing_stdout_is_a_crash_ruled_within_100_ms_and_the_engine_is_s
 
 
 async def test_gods_on_several_lines_mean_the_same_to_a_match_and_to_check(tmp_path: Path) -> None:
-    """SPEC.md: the handshake's gods come on "one or more lines"; both lines count, for the
+    """SPEC.md section 4.3: the handshake's gods come on zero or more lines; both lines count, for the
     engine a match plays and for ``santorini check`` alike (one handshake, one meaning)."""
     h = Hostile(tmp_path, "split-gods")
     async with trio.open_nursery() as nursery:

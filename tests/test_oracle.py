@@ -1,7 +1,7 @@
-"""Pins the reference oracle (tests/oracle/reference.py) to the rules contract.
+"""Pins the reference oracle (tests/oracle/reference.py) to the rules of SPEC.md.
 
 Why: the oracle is what the bitboard rules engine is checked against, so it must itself reproduce
-every worked case of SPEC.md 1.6, the base perft rows of SPEC.md section 3, the STN examples,
+every worked case of SPEC.md section 1.6, the base perft rows of SPEC.md section 3.4, the STN examples,
 and the committed perft suites in protocol/perft/.
 """
 
@@ -28,7 +28,7 @@ def wins(legal: dict[str, str | None]) -> list[str]:
     return sorted(stn for stn, succ in legal.items() if succ is None)
 
 
-# --- SPEC.md 1.6 worked cases -----------------------------------------------------------------
+# --- SPEC.md section 1.6 worked cases -----------------------------------------------------------------
 
 def test_case1_climb_limit() -> None:
     legal = reference_legal("mortal/mortal;00000/00000/00000/02000/01000;a1,e5/c5,e1;1;2")
@@ -81,7 +81,7 @@ def test_case7_artemis_paths() -> None:
     assert not any(stn.startswith("a1-b1-a1") for stn in legal)
 
 
-# --- SPEC.md section 3 base perft ----------------------------------------------------------
+# --- SPEC.md section 3.4 base perft ----------------------------------------------------------
 
 @pytest.mark.parametrize(
     ("sps", "depth", "count"),

@@ -52,7 +52,7 @@ def test_every_successor_is_valid_and_monotone(pos: Position) -> None:
         w1, w2 = child.workers
         assert w1 & w2 == 0 and (w1 | w2) & child.domes == 0
         if not t.win and not pos.is_placement:
-            # a non-winning play turn adds at least one level somewhere (SPEC.md 1.4: no repetition)
+            # a non-winning play turn adds at least one level somewhere (SPEC.md section 1.4: no repetition)
             assert _total(child) > _total(pos)
 
 

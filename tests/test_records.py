@@ -57,7 +57,7 @@ from santorini_server.records import (
 )
 from santorini_server.termination import Termination
 
-# The sample SGN game: the game of SPEC.md's SEI example transcript B (SPEC.md "SGN", Layout: it
+# The sample SGN game: the game of SPEC.md's example transcript B (section 4.7) (SPEC.md section 13.2, Layout: it
 # re-formats byte for byte).
 SAMPLE = """\
 [Event "SEI ladder"]

@@ -30,7 +30,7 @@ from santorini_server.records import (
 )
 from santorini_server.records.replay import ReplayProblem, check_record, move_label, replay_record
 
-from .test_records import SAMPLE  # the sample SGN game (SPEC.md SEI example transcript B)
+from .test_records import SAMPLE  # the sample SGN game (SPEC.md section 4.7, example transcript B)
 
 ROOT = Path(__file__).resolve().parent.parent
 

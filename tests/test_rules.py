@@ -557,7 +557,7 @@ def test_protocol_sample_game_replays_to_its_final_position() -> None:
     p = Position.start()
     for m in moves[:-1]:
         p = p.play(m).position
-    assert len(p.legal_turns()) == 54  # the SGN example game (SPEC.md "SGN"): 54 legal turns, one of them wins
+    assert len(p.legal_turns()) == 54  # the SGN example game (SPEC.md section 13.2): 54 legal turns, one of them wins
     t = p.play(moves[-1])
     p = t.position
     assert t.win == WIN_CLIMB

@@ -1130,7 +1130,7 @@ _maybe = st.none() | st.integers(1, 10**7)
 @settings(max_examples=300, deadline=None)
 @given(st.fixed_dictionaries(dict.fromkeys(_GO_ORDER, _maybe)), st.booleans())
 def test_go_lines_match_protocol_order(fields: dict[str, int | None], infinite: bool) -> None:
-    """``write_go`` gives the line of SPEC.md, "Referee → engine", fields in order, and ``send`` sends it."""
+    """``write_go`` gives the line of SPEC.md section 4.2, fields in order, and ``send`` sends it."""
     from santorini_server.sei._writers import write_go
 
     go = Go(**fields, infinite=infinite)

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Benchmark the rules core: perft throughput and the cost of validating one submitted turn.
 
-Prints, for the base-game positions of SPEC.md section 3 (Perft), perft leaves per second (median of
+Prints, for the base-game positions of SPEC.md section 3.4, perft leaves per second (median of
 ``--repeat`` runs), and the median microseconds of ``Position.play`` on canonical and
 non-canonical base-game turns.  Targets (issue 2): perft 4 of the cross position in < 10 s on
 one core; validating a base turn < 20 us median.

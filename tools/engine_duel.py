@@ -2,7 +2,7 @@
 """Play a match between two bundled engines and print the score (a measuring tool, not the referee).
 
 A tiny blocking referee: engines are subprocesses speaking SEI, driven by the referee's own
-adjudicator (which checks every turn and keeps the Fischer clocks, SPEC.md "Clocks"); the
+adjudicator (which checks every turn and keeps the Fischer clocks, SPEC.md section 4.5); the
 stopwatch runs with ``time.monotonic`` from the flushed ``go`` to the ``bestmove`` line, and the
 mover loses below ``-grace``.  Colours alternate: engine A is player 1 in odd-numbered games.  With
 ``--concurrency N`` N games run at once, each worker owning one process per engine (engines are
@@ -134,7 +134,7 @@ def play_game(
     while isinstance(step, Request):
         engine = engines[step.seat]
         engine.send(_line(step.position))
-        engine.send("isready")  # keeps parsing off the clock (SPEC.md, "Clocks")
+        engine.send("isready")  # keeps parsing off the clock (SPEC.md section 4.5)
         if engine.wait_for("readyok", READY_TIMEOUT) is None:
             step = adjudicator.receive(Forfeit(seat=step.seat, kind=Termination.CRASH, detail="no readyok"))
             break

@@ -15,7 +15,7 @@ several parts joined by ``,``:
 ``inf``                no clock at all (only with depth/nodes, or for analysis)
 =====================  =====================================================================
 
-Clock rule (SPEC.md, "Clocks"): the elapsed time of a turn is charged to the mover, then the
+Clock rule (SPEC.md section 4.5): the elapsed time of a turn is charged to the mover, then the
 increment is added (placement turns included); the mover loses on time when its clock would go
 below ``-timemargin``.  In ``movetime`` mode the turn loses when it takes longer than
 ``movetime + timemargin``.

@@ -12,8 +12,8 @@ Dask worker, ``santorini play``, ``santorini check``, a server -- does the I/O a
     outcome = step
 
 Every decision lives here, once: a side with no complete turn loses before it is asked
-(``no-moves``); a reply is charged to the mover's clock first and then judged (SPEC.md,
-"Faulty engines": "Order of checks on a reply: the clock first, then the ``bestmove``.  A turn
+(``no-moves``); a reply is charged to the mover's clock first and then judged (SPEC.md
+section 6: "Order of checks on a reply: the clock first, then the ``bestmove``.  A turn
 that is both late and illegal loses on ``time``"); a resignation, a malformed or illegal turn,
 a missed deadline and an engine failure each end the game with one wording of their detail
 (the one tools parse, see :meth:`Outcome.reason`).

@@ -65,7 +65,7 @@ def make_record(
     *,
     date: str = UNKNOWN_DATE,
 ) -> GameRecord:
-    """The game's record with every tag the referee writes (SPEC.md, "The record").
+    """The game's record with every tag the referee writes (SPEC.md section 13.1).
 
     ``date`` is the Date tag, ``YYYY.MM.DD``: the driver reads the calendar, this layer reads no clock.
     """

@@ -5,7 +5,7 @@ anything (``requires``), what to report when they did not (``unmet``), and how i
 engine (``keeps_state``, ``closes_engine``).  The ``god-<god>`` checks are made by a declared
 generator (:class:`GodChecks`) from the gods the handshake named.  :data:`PLAN` is the run, in
 order; the runner (``runner.py``) only follows it.  Limits and positions are named below with
-their reasons; SPEC.md ("``santorini check``") lists every check.
+their reasons; SPEC.md section 7 lists every check.
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ __all__ = ["CHECKS", "CROSS_SPS", "PLAN", "Check", "GodChecks", "god_sps", "info
 # --- Limits (seconds).  Each names its reason. ----------------------------------------------------
 
 READY_LIMIT = 1.0
-"""``isready`` must be answered "immediately, also during a search" (SPEC.md, SEI); 1 s is
+"""``isready`` must be answered "immediately, also during a search" (SPEC.md section 4.2); 1 s is
 generous for a pipe round trip and still catches an engine that answers only between searches."""
 STOP_LIMIT = 1.0
 """``stop`` -> ``bestmove`` "promptly"; the referee's own stop timeout is 5 s, a check asks more."""
@@ -65,9 +65,9 @@ EXIT_LIMIT = 2.0
 # --- Positions ------------------------------------------------------------------------------------
 
 CROSS_SPS = "mortal/mortal;00000/00000/00000/00000/00000;b3,d3/c2,c4;1;2"
-"""SPEC.md, SPS: the "cross" start after placement (68 legal turns, perft 2 = 5156)."""
+"""SPEC.md section 3.4: the "cross" start after placement (68 legal turns, perft 2 = 5156)."""
 OPENING = ("b3,d3", "c2,c4", "b3-b4+c5", "c4-c5+b5", "b4-b5+a5", "c5-d5+e5", "b5-c4+c5", "d5-e5+e4")
-"""The first eight turns of SPEC.md's SGN example game: a midgame via ``moves``."""
+"""The first eight turns of SPEC.md's SGN example game (section 13.2): a midgame via ``moves``."""
 WIN_IN_ONE_SPS = "mortal/mortal;00000/04440/04340/02440/00000;b2,e5/a5,e1;1;2"
 """b2 (level 2) next to c3 (level 3): ``b2-c3`` wins at once."""
 ATHENA_SPS = "athena[up]/mortal;00010/00011/00100/10000/01000;c3,d2/a1,e5;2;5"

@@ -5,7 +5,7 @@ Run as::
     python -I -S guard.py --lifeline-fd R --status-fd W [--rlimit-as BYTES] [--rlimit-cpu SECONDS]
                           [--cwd DIR] -- ENGINE_ARGV...
 
-Theory of operation (SPEC.md, "Engine processes"):
+Theory of operation (SPEC.md section 5):
 
 * The referee creates a *lifeline* pipe per engine, passes its read end ``R`` to the guard and
   keeps the write end open for the engine's lifetime.  The kernel closes that write end when the

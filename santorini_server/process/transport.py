@@ -3,7 +3,7 @@
 Theory of operation.  Every engine runs under a guard (``guard.py``, a ``python -I -S`` script)
 that leads its own session and kills the engine's process group when a *lifeline* pipe reaches
 EOF.  This module keeps the lifeline's write end (close-on-exec) for as long as the engine may
-live, so the engine dies with the referee even on ``kill -9`` (SPEC.md, "When the referee dies").
+live, so the engine dies with the referee even on ``kill -9`` (SPEC.md section 5.4).
 Closing the lifeline is also the referee's own hard kill; ``SIGTERM`` sent to the guard is
 forwarded to the engine's group.  The guard reports ``started <pid>``, ``error ...`` and finally
 ``exit <code>`` / ``signal <n>`` on a status pipe, which is how signal deaths and exec failures
@@ -13,7 +13,7 @@ The layer moves bytes only: ``send_all`` to stdin, ``receive_some`` from stdout;
 lines is the sans-IO codec's job.  stderr is drained by its own task into a bounded sink, so a
 chatty engine can neither block on a full pipe nor grow the referee's memory (cutechess#513).
 
-Shutdown (SPEC.md, "Shutdown sequence"): write ``quit`` and close stdin, wait
+Shutdown (SPEC.md section 5.3): write ``quit`` and close stdin, wait
 ``QUIT_GRACE``; SIGTERM the group, wait ``TERM_GRACE``; close the lifeline (the guard SIGKILLs
 the group), wait ``KILL_GRACE``; as a last resort SIGKILL the guard and sweep its session from
 here.  All of it runs shielded from cancellation, so it also runs on Ctrl-C, and every wait is

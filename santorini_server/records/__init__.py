@@ -7,7 +7,7 @@ whole archives), ``durable`` (fsync'd appends, atomic replacement), ``archive_wr
 in, either out).
 
 Pure parse/format (no trio, no rules engine): turns and positions are opaque strings here and
-are re-validated by the rules engine at replay. See SPEC.md, "Game records".
+are re-validated by the rules engine at replay. See SPEC.md section 13.
 """
 
 from .archive import (

@@ -3,7 +3,7 @@
 An archive is the frames of :mod:`.frames` holding the payloads of :mod:`.payload`. A frame whose
 checksums pass but whose payload does not decode (a future schema version, a writer's bug) is
 reported as a :class:`~.frames.CorruptFrame` covering that frame, like any other damage: readers
-list what is readable and say what is not (SPEC.md, "The msgpack archive").
+list what is readable and say what is not (SPEC.md section 13.3).
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 Both formats hold exactly the fields of :class:`~santorini_server.records.game.GameRecord`, so
 ``archive -> SGN -> archive`` and ``SGN -> archive -> SGN`` reproduce their input (canonical SGN
 byte for byte; archives frame for frame). A file is recognised by content, not by name
-(SPEC.md, "santorini replay"): one that starts with the archive magic, or holds it and is not
+(SPEC.md section 14.2): one that starts with the archive magic, or holds it and is not
 UTF-8 text (an archive whose first frame is damaged), is an archive; anything else is SGN.
 """
 

@@ -1,6 +1,6 @@
 """Durable files: an fsync'd append-only file, and whole files replaced atomically.
 
-Both keep the promise the records make (SPEC.md, "Files and durability"): what was reported
+Both keep the promise the records make (SPEC.md section 10.4): what was reported
 written is on disk, and a crash at any moment leaves either the old contents or the new, never a
 half record. :class:`DurableAppender` is the base of the three record writers; each subclass
 says only how to recognise and repair an interrupted last write of its own format.

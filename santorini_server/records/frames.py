@@ -3,7 +3,7 @@
 Theory of operation
 -------------------
 An archive is a plain concatenation of frames, one per game, so it can be appended to forever and
-read by scanning. Each frame is (SPEC.md, "The msgpack archive"):
+read by scanning. Each frame is (SPEC.md section 13.3):
 
 ======  ====  ==========================================================================
 offset  size  field

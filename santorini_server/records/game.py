@@ -4,7 +4,7 @@ A :class:`GameRecord` is what the game layer hands to the writers and what repla
 It holds tag pairs (PGN's "seven tag roster" idea, with our own names) and one
 :class:`TurnRecord` per turn played. Turns and positions are *opaque* strings here: the record
 layer checks only that a turn is one SGN-safe token, and the rules engine re-validates every turn
-during replay (SPEC.md, "Re-validation": "A record is a regression test"). Keeping the rules out
+during replay (SPEC.md section 14.1: "A record is a regression test"). Keeping the rules out
 of this layer means a record that the rules later reject can still be stored, read and shown.
 
 Validation happens in ``__post_init__`` so that every value that exists can be written as SGN
@@ -53,7 +53,7 @@ RESULTS: tuple[str, ...] = ("1-0", "0-1", "*")
 #: ``Termination`` values: the tags of :class:`~santorini_server.termination.Termination`.
 _TERMINATION_TAGS: frozenset[str] = frozenset(t.value for t in Termination)
 
-#: Tags every record carries: the ones SPEC.md, "The record", marks required. The referee also
+#: Tags every record carries: the ones SPEC.md section 13.1 marks required. The referee also
 #: writes ``Ruleset`` and ``TerminationDetail``, but the sample SGN game has neither, so a record
 #: read from elsewhere may lack them.
 REQUIRED_TAGS: tuple[str, ...] = (
@@ -72,16 +72,16 @@ TAG_ORDER: tuple[str, ...] = (
 MAX_COUNT = 10**18 - 1
 
 _TAG_NAME_RE = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
-# One SGN-safe token. STN turns use a-e, 1-5, "-", "x", ",", "+", "D" (SPEC.md section 3);
+# One SGN-safe token. STN turns use a-e, 1-5, "-", "x", ",", "+", "D" (SPEC.md section 3.1);
 # we admit any letters and digits so the rules engine, not this layer, reports a bad turn. A turn
 # must hold a letter: every STN turn names a square, and it cannot then be confused with a move
 # number ("12.") or a result ("1-0").
 _TURN_RE = re.compile(r"[A-Za-z0-9+,\-]*[A-Za-z][A-Za-z0-9+,\-]*")
 # Engine score: "score cp <x>" -> "+21"/"-3"/"0", "score win <n>" -> "win/1", "-win/3"
-# (SPEC.md, "The record": ``score``). No leading zeros, at most 18 digits.
+# (SPEC.md section 13.1: ``score``). No leading zeros, at most 18 digits.
 _NUM = r"(?:0|[1-9][0-9]{0,17})"
 _SCORE_RE = re.compile(rf"[+-]?(?:win/{_NUM}|{_NUM})")
-# The SPS grammar of SPEC.md section 2 (syntax only; the rules engine checks meaning at replay).
+# The SPS grammar of SPEC.md section 2.1 (syntax only; the rules engine checks meaning at replay).
 _SQ = r"[a-e][1-5]"
 _GOD = r"[a-z]+(?:\[[a-z0-9,]*\])?"
 _SIDE = rf"(?:-|{_SQ},{_SQ})"

@@ -1,6 +1,6 @@
 """The archive payload: one game record as a msgpack map, schema version 1, checked by a schema.
 
-Schema, version 1 (SPEC.md, "The msgpack archive"; strings are msgpack str, UTF-8)::
+Schema, version 1 (SPEC.md section 13.3; strings are msgpack str, UTF-8)::
 
     {"v": 1,
      "tags":  [[name, value], ...],                       # in record order

@@ -2,7 +2,7 @@
 
 Unlike the rest of ``records`` (which treats turns as opaque strings, so a record the rules later
 reject can still be stored and shown), this module imports the rules engine and its SPS/STN
-parsers: replay *is* the place where a record meets the rules (SPEC.md, "Re-validation": "A record
+parsers: replay *is* the place where a record meets the rules (SPEC.md section 14.1: "A record
 is a regression test"; every turn is re-validated).  It is still pure: no I/O, no trio.
 
 What is checked, and why each check holds for every record the referee writes:

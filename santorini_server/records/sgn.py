@@ -1,4 +1,4 @@
-"""SGN, the PGN-style text form of game records (SPEC.md, "SGN"): parse and format.
+"""SGN, the PGN-style text form of game records (SPEC.md section 13.2): parse and format.
 
 Theory of operation
 -------------------

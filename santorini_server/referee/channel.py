@@ -8,7 +8,7 @@ answer to every question of the kind "what does it mean when...":
 * a write that fails: ``crash`` (the engine exited or closed its input; ``limit`` when it broke
   a resource limit) or ``stall`` (it stopped reading for ``write_timeout``); the codec is told
   (``send_failed``), as h11's shell does;
-* EOF on stdout: ``crash`` (SPEC.md, "Faulty engines").  An engine that exits gets a moment for
+* EOF on stdout: ``crash`` (SPEC.md section 6).  An engine that exits gets a moment for
   its exit status to reach us (it names the exit code or signal); one that closed its output and
   keeps running can never answer again, so it is ruled against at once and killed;
 * a line the codec refuses: ``engine-error`` (``illegal`` for a malformed ``bestmove`` while a
@@ -85,7 +85,7 @@ _MEMORY_WORDS = (
 )
 
 #: The codec's messages for a ``bestmove`` line that is not exactly one printable-ASCII token:
-#: an ``illegal`` turn (SPEC.md, termination tags).  Every other violation is ``engine-error``
+#: an ``illegal`` turn (SPEC.md section 4.6).  Every other violation is ``engine-error``
 #: (a ``bestmove`` with no ``go`` outstanding too, although its quoted line says "bestmove").
 _BAD_BESTMOVE = ("bestmove takes exactly one turn", "bestmove turn is not printable ASCII")
 
@@ -130,7 +130,7 @@ class EngineInfo:
     name: str = ""
     author: str = ""
     gods: tuple[str, ...] = ("mortal",)
-    """``mortal`` and the names of every ``gods`` line, in order (SPEC.md: "one or more lines";
+    """``mortal`` and the names of every ``gods`` line, in order (SPEC.md section 4.3: zero or more lines;
     a name listed twice stays twice, for ``check`` to warn about)."""
     features: tuple[str, ...] = ()
     options: dict[str, Option] = field(default_factory=dict)
@@ -447,7 +447,7 @@ class EngineChannel:
     async def handshake(self, within: float) -> float:
         """``sei 1`` until ``seiok``, filling :attr:`info`; the seconds it took.
 
-        Every ``gods`` line adds its names (SPEC.md: "one or more lines"), and likewise
+        Every ``gods`` line adds its names (SPEC.md section 4.3: zero or more lines), and likewise
         ``feature`` lines; ``id`` and ``option`` lines set their field.
 
         Raises:

@@ -59,12 +59,12 @@ __all__ = [
 ]
 
 HANDSHAKE_TIMEOUT = 10.0
-"""``sei`` -> ``seiok`` (SPEC.md, failure handling: "no seiok within the start-up timeout";
+"""``sei`` -> ``seiok`` (SPEC.md section 4.6: "no seiok within the start-up timeout";
 fastchess uses 10 s)."""
 READY_TIMEOUT = 30.0
-"""``newgame``/``isready`` -> ``readyok`` (SPEC.md, failure handling)."""
+"""``newgame``/``isready`` -> ``readyok`` (SPEC.md section 4.6)."""
 STOP_TIMEOUT = 5.0
-"""``stop`` -> ``bestmove`` (SPEC.md, failure handling: "no bestmove within 5 s after stop")."""
+"""``stop`` -> ``bestmove`` (SPEC.md section 4.6: "no bestmove within 5 s after stop")."""
 WRITE_SLACK = 0.001
 """Added to a turn's deadline for writing ``position``+``go`` into the pipe (microseconds when the
 engine reads its input), so the deadline never fires before ``turn_started + allowance``."""

@@ -36,7 +36,7 @@ from ..adjudicator import TimeControl, parse_tc
 
 __all__ = ["EngineSpec", "parse_engine_spec", "BUNDLED_NAMES", "bundled_argv", "parse_size"]
 
-#: Bundled engines by name; each runs as ``python -m santorini_engines.<module>`` (SPEC.md "Bundled engines").
+#: Bundled engines by name; each runs as ``python -m santorini_engines.<module>`` (SPEC.md section 9).
 _BUNDLED_MODULES = {"random": "random_engine", "greedy": "greedy", "alphabeta": "alphabeta"}
 BUNDLED_NAMES: tuple[str, ...] = tuple(_BUNDLED_MODULES)
 

@@ -35,7 +35,7 @@ class NotationError(ValueError):
 
 
 class MalformedPositionError(NotationError):
-    """The text is not an SPS token at all (fails the grammar of SPEC.md section 2)."""
+    """The text is not an SPS token at all (fails the grammar of SPEC.md section 2.1)."""
 
 
 class InvalidPositionError(NotationError):
@@ -43,7 +43,7 @@ class InvalidPositionError(NotationError):
 
 
 class MalformedTurnError(NotationError):
-    """The text is not an STN token (fails the grammar of SPEC.md section 3)."""
+    """The text is not an STN token (fails the grammar of SPEC.md section 3.1)."""
 
 
 class IllegalTurnError(NotationError):

@@ -1,4 +1,4 @@
-"""God names and rulesets (SPEC.md 1.1)."""
+"""God names and rulesets (SPEC.md section 1.1)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ MORTAL: God = "mortal"
 SIMPLE_GODS: tuple[God, ...] = (
     "apollo", "artemis", "athena", "atlas", "demeter", "hephaestus", "minotaur", "pan",
 )
-#: Supported, but only when named explicitly (SPEC.md 1.1: "used only when named").
+#: Supported, but only when named explicitly (SPEC.md section 1.1: "used only when named").
 EXTRA_SIMPLE_GODS: tuple[God, ...] = ("hermes", "prometheus")
 #: Every name a position may carry, in SPS spelling.
 GODS: tuple[God, ...] = (MORTAL, *sorted(SIMPLE_GODS + EXTRA_SIMPLE_GODS))

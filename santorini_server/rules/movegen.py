@@ -1,6 +1,6 @@
 """Legal complete turns: generation as mask arithmetic, one hook per god.
 
-Theory of operation (SPEC.md 1.4, "The complete-turn model"): the referee accepts only complete
+Theory of operation (SPEC.md section 1.4, "The complete-turn model"): the referee accepts only complete
 turns, so the generator enumerates whole action sequences (placement, or [pre-build] move(s)
 build(s)) and yields each as its canonical STN text (SPEC.md section 3) with the raw state of
 the successor.  Dead ends (an Apollo swap that leaves no build, a Prometheus pre-build that leaves
@@ -51,7 +51,7 @@ __all__ = [
 
 RawState = tuple[int, int, int, int, int, int, bool]
 
-#: Win kinds, as the referee names them in records (SPEC.md "Failure handling and termination tags").
+#: Win kinds, as the referee names them in records (SPEC.md section 4.6).
 WIN_NONE, WIN_CLIMB, WIN_PAN = 0, 1, 2
 
 
@@ -76,7 +76,7 @@ def _level(h1: int, h2: int, h3: int, bit: Bitboard) -> int:
 
 
 def _build(h1: int, h2: int, h3: int, domes: int, bit: Bitboard) -> tuple[int, int, int, int]:
-    """One ordinary build on ``bit``: 0->1->2->3->dome (SPEC.md 1.3)."""
+    """One ordinary build on ``bit``: 0->1->2->3->dome (SPEC.md section 1.3)."""
     if h3 & bit:
         return h1 & ~bit, h2 & ~bit, h3 & ~bit, domes | bit
     if h2 & bit:
@@ -161,7 +161,7 @@ _BUILD_HOOKS: dict[str, Callable[[int, int, int, int, int], BuildGen]] = {
 
 
 def _win_kind(pan: bool, hs: int, hd: int) -> int:
-    """SPEC.md 1.4: moving up onto level 3; Pan also by moving down two or more levels."""
+    """SPEC.md section 1.4: moving up onto level 3; Pan also by moving down two or more levels."""
     if hd == 3 and hs < 3:
         return WIN_CLIMB
     if pan and hs - hd >= 2:
@@ -278,9 +278,9 @@ def _turns_hermes(
 ) -> Iterator[RawTurn]:
     """Hermes: a normal turn, or any same-level moves by both workers then one build.
 
-    A power turn is identified by the workers' final squares and the build (SPEC.md 1.5, Hermes), so it is
+    A power turn is identified by the workers' final squares and the build (SPEC.md section 1.5, Hermes), so it is
     generated from the set of reachable end configurations (a breadth-first search in which the
-    workers block each other) and labelled by endpoints (SPEC.md section 3, "Canonical form").  A
+    workers block each other) and labelled by endpoints (SPEC.md section 3.2).  A
     normal level move is also a power turn with the same label; the ``seen`` set keeps one.
     """
     seen: set[str] = set()
@@ -328,7 +328,7 @@ def _same_level_mask(h1: int, h2: int, h3: int, bit: int) -> int:
 
 
 def _placements(pos: Position, mine: int, theirs: int, frm_mask: int, to_mask: int) -> Iterator[RawTurn]:
-    """Both workers on two empty squares, written in canonical order (SPEC.md 1.2)."""
+    """Both workers on two empty squares, written in canonical order (SPEC.md section 1.2)."""
     free = sorted((_KEY[sq], sq) for sq in range(25) if not (1 << sq) & (theirs | pos.domes))
     h1, h2, h3, domes = pos.h1, pos.h2, pos.h3, pos.domes
     for i, (_, x) in enumerate(free):

@@ -1,4 +1,4 @@
-"""Perft: count the leaves of the complete-turn tree (SPEC.md section 3, "Perft").
+"""Perft: count the leaves of the complete-turn tree (SPEC.md section 3.4).
 
 A winning turn is a leaf counted once whatever the depth; a side with no legal turn has no
 children.  The last ply is counted with ``count_turns`` (mask arithmetic, no successors built),

@@ -52,7 +52,7 @@ class Position:
     carry no level bits), ``workers[i]`` the squares of player ``i + 1``'s workers (0 while
     unplaced), ``to_move`` is 0 or 1 (player 1 or 2), ``turn`` the full-turn counter,
     ``athena_up`` whether Athena moved up on her last turn; it is only ever true while Athena's
-    opponent is to move (the one state that lives between turns, SPEC.md 1.5, Athena).
+    opponent is to move (the one state that lives between turns, SPEC.md section 1.5, Athena).
     """
 
     __slots__ = ("_hash", "athena_up", "domes", "gods", "h1", "h2", "h3", "to_move", "turn", "workers")
@@ -171,7 +171,7 @@ class Position:
         return count_turns(self)
 
     def is_lost(self) -> bool:
-        """SPEC.md 1.4: a player whose legal set is empty at the start of their turn loses at once."""
+        """SPEC.md section 1.4: a player whose legal set is empty at the start of their turn loses at once."""
         return not has_turn(self)
 
     def play(self, text: str) -> Transition:
@@ -214,7 +214,7 @@ class Position:
     def problems(self) -> list[str]:
         """Every reason this position is invalid (empty when valid), python-chess ``status()`` style.
 
-        The checks of the meaning in SPEC.md section 2.
+        The checks of the meaning in SPEC.md section 2.2.
         """
         problems: list[str] = []
         try:

@@ -1,6 +1,6 @@
 """Squares and bitboards: the 5x5 board as 25-bit integers.
 
-Theory of operation: a square is an int 0-24 indexed row-major from a5 (SPEC.md section 2, the SPS board:
+Theory of operation: a square is an int 0-24 indexed row-major from a5 (SPEC.md section 2.1, the SPS board:
 ``(5 - rank) * 5 + file``), so the SPS board field lists squares in index order.  Sets of squares
 are bitboards (``1 << square``); every rule is mask arithmetic over tables built once at import.
 Canonical *text* order is plain string order (``a1 < a2 < ... < e5``), which is not index order:

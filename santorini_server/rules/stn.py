@@ -1,6 +1,6 @@
 """STN, the Santorini Turn Notation: parse, format, canonicalise (SPEC.md section 3).
 
-Theory of operation (SPEC.md section 3, "Validation"): parse with the STN
+Theory of operation (SPEC.md section 3.3): parse with the STN
 regex (``re.fullmatch``, never ``$``), canonicalise the spelling against the position (placement
 order, ``x`` versus ``-``, Demeter's build order, a needless ``D``, Hermes' endpoint labels),
 then look the canonical text up among the legal turns that start with the same step

@@ -1,4 +1,4 @@
-"""Sans-IO codec of SEI, the Santorini Engine Interface (SPEC.md, "SEI").
+"""Sans-IO codec of SEI, the Santorini Engine Interface (SPEC.md section 4).
 
 No I/O, no trio: bytes and values in, bytes and values out.  See ``codec.py`` for the theory of
 operation and ``_state.py`` for the sequencing rules.

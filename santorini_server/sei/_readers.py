@@ -1,4 +1,4 @@
-"""Line -> event: the grammar of what an engine says (SPEC.md, "Engine → referee").
+"""Line -> event: the grammar of what an engine says (SPEC.md section 4.3).
 
 Theory of operation: a line arrives here already framed (LF removed, one trailing CR removed)
 and decoded (UTF-8, invalid bytes replaced by U+FFFD).  It is split into tokens on runs of

@@ -9,8 +9,8 @@ main state, moved by what the referee sends and by what the engine says:
 * ``NEW`` until ``sei`` is sent; ``HANDSHAKE`` until ``seiok`` arrives; then ``IDLE``.
 * ``go`` moves IDLE to ``SEARCHING``; ``stop`` moves SEARCHING to ``STOPPING``; the one
   ``bestmove`` (or ``bestmove resign``) of that search moves either back to IDLE.  A second
-  ``bestmove`` therefore arrives in IDLE, where it is not allowed (SPEC.md, "Referee → engine":
-  "exactly one" bestmove; "Sequencing": strict alternation, no request ids).
+  ``bestmove`` therefore arrives in IDLE, where it is not allowed (SPEC.md section 4.2:
+  "exactly one" bestmove; section 4.4: strict alternation, no request ids).
 * ``legalmoves`` and ``perft`` are requests with one reply: ``LISTING`` / ``COUNTING`` until it
   arrives.
 * ``quit`` moves any live state to ``QUIT``; after that nothing may be sent and every engine line

@@ -1,4 +1,4 @@
-"""Command -> line: the grammar of what the referee sends (SPEC.md, "Referee → engine").
+"""Command -> line: the grammar of what the referee sends (SPEC.md section 4.2).
 
 Commands were validated when they were built (``messages.py``), so every field is already
 printable ASCII and a writer only arranges tokens.  The result always ends in one LF.
@@ -38,7 +38,7 @@ def write_position(c: PositionCommand) -> str:
 
 
 def write_go(c: Go) -> str:
-    """``go`` and the fields it has, in the order of SPEC.md, "Referee → engine", then ``infinite``.
+    """``go`` and the fields it has, in the order of SPEC.md section 4.2, then ``infinite``.
 
     Spelled out field by field: the referee writes one every turn, and this is about twice as
     fast as a loop over the field names."""

@@ -8,7 +8,7 @@ for EOF), pulls events (:meth:`next_event`) until it gets :data:`NEED_DATA`, and
 that :meth:`send` returns to the engine's stdin.  Because of that it can be tested byte by byte
 without processes or clocks, and the trio layer stays a dumb pump.
 
-Framing (SPEC.md, SEI "Transport"): lines end in LF; one trailing CR is stripped; a line is
+Framing (SPEC.md section 4.1): lines end in LF; one trailing CR is stripped; a line is
 at most :data:`MAX_LINE_LENGTH` bytes (LF not counted).  Framing happens in ``receive_data``, so
 the buffer never holds more than the complete lines not yet read plus one partial line of at
 most the limit: a longer line is cut off the buffer as soon as it is seen, everything after it

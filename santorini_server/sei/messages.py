@@ -1,6 +1,6 @@
 """SEI messages as immutable values: what the engine says (events) and the referee sends (commands).
 
-Theory of operation: every line of the protocol (SPEC.md, "SEI") is one frozen, slotted,
+Theory of operation: every line of the protocol (SPEC.md section 4) is one frozen, slotted,
 keyword-only dataclass.  Engine events are built by the codec's reader after it has checked the
 line, so their constructors do not re-validate.  Referee commands are built by callers, so their
 constructors validate (h11 ``_events.py``): a command that would put a malformed line on the wire
@@ -56,18 +56,18 @@ __all__ = [
     "RESULT_REASONS",
 ]
 
-#: A protocol token: one or more printable ASCII characters, no space (SPEC.md, SEI "Transport":
+#: A protocol token: one or more printable ASCII characters, no space (SPEC.md section 4.1:
 #: tokens are separated by spaces/tabs, and every token the referee acts on is printable ASCII).
 #: Control characters, DEL and anything non-ASCII are excluded, so a token can never contain a
 #: line break.
 TOKEN_RE = re.compile(r"[!-~]+")
 #: Free text in a referee command (option names and values): printable ASCII and single spaces.
 _TEXT_RE = re.compile(r"[!-~]+(?: [!-~]+)*")
-#: UCI option types (SPEC.md, "Engine → referee": ``type`` is one of these five).
+#: UCI option types (SPEC.md section 4.3: ``type`` is one of these five).
 OPTION_TYPES = frozenset({"check", "spin", "combo", "button", "string"})
 #: Reasons a ``result`` notice may carry: the termination tags that decide a winner.  ``aborted``
 #: is absent on purpose: an aborted game has no winner, so no ``result`` line is sent (decision,
-#: see SPEC.md SEI section).
+#: see SPEC.md section 4.3).
 RESULT_REASONS: frozenset[str] = frozenset(t.value for t in Termination if t.decisive)
 
 

@@ -21,7 +21,7 @@ from ..rules.gods import SIMPLE_GODS, check_matchup
 __all__ = ["ScheduledGame", "build_schedule", "parse_gods_list", "ALL_MATCHUPS"]
 
 #: ``--gods all``: every ordered pair of different gods of santorini-simple-gods-v1's pool
-#: (Hermes and Prometheus must be named explicitly, SPEC.md 1.1).
+#: (Hermes and Prometheus must be named explicitly, SPEC.md section 1.1).
 ALL_MATCHUPS: tuple[tuple[str, str], ...] = tuple(
     (a, b) for a, b in itertools.product(SIMPLE_GODS, SIMPLE_GODS) if a != b
 )

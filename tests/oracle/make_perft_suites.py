@@ -7,7 +7,7 @@ disagrees with the hand count.  Run from the repository root:
 
     python tests/oracle/make_perft_suites.py
 
-base.tsv is not generated: its rows are copied from the base-game table of SPEC.md section 3 (Perft).
+base.tsv is not generated: its rows are copied from the base-game table of SPEC.md section 3.4.
 """
 
 from __future__ import annotations
@@ -53,12 +53,12 @@ class Case:
     max_depth: int = 3
 
 
-#: The midgame board of SPEC.md section 3's perft table (heights 0-3 and domes).
+#: The midgame board of SPEC.md section 3.4's perft table (heights 0-3 and domes).
 MID = "01234/12321/00240/31012/40123"
 
 
 def open_cases(god: str) -> list[Case]:
-    """The god on open boards: the cross start and SPEC.md section 3's midgame board, both seats."""
+    """The god on open boards: the cross start and SPEC.md section 3.4's midgame board, both seats."""
     cases = [
         Case(f"{god} (P1) vs mortal, cross start after placement",
              f"{god}/mortal;00000/00000/00000/00000/00000;b3,d3/c2,c4;1;2"),
@@ -129,7 +129,7 @@ SUITES: dict[str, list[Case]] = {
         Case("Athena to move next to level 1 and 2 squares: her climbs set athena[up] for the "
              "mortal's reply, her level moves do not",
              sps("athena/mortal", "a1 c3", "e1 e5", h="a2=1 b2=2 d4=1 e4=2")),
-        Case("SPEC.md SEI example transcript C: Prometheus vs Athena",
+        Case("SPEC.md section 4.7, example transcript C: Prometheus vs Athena",
              "prometheus/athena;00010/00000/00000/01000/00000;b2,d4/c4,e1;1;3"),
         *open_cases("athena"),
     ],
@@ -218,7 +218,7 @@ SUITES: dict[str, list[Case]] = {
         Case("first position with athena[up]: a1-b1 gone, pre-build turns unchanged. hand d1=4",
              sps("prometheus/athena[up]", "a1 e5", "a5 c4", h="b1=1",
                  d="a3 b2 b3 c1 c2 " + BOX_E5), hand=4),
-        Case("SPEC.md SEI example transcript C after Athena climbed: prometheus/athena[up]",
+        Case("SPEC.md section 4.7, example transcript C after Athena climbed: prometheus/athena[up]",
              "prometheus/athena[up];00110/00000/00000/01000/10100;b1,d4/d5,e1;1;4"),
         *open_cases("prometheus"),
     ],
@@ -228,7 +228,7 @@ SUITES: dict[str, list[Case]] = {
 def write_suite(god: str, cases: list[Case]) -> float:
     """Compute and write one suite; return the oracle time spent."""
     lines = [
-        f"# Perft suite: {god}. Format (SPEC.md section 3, Perft): SPS<TAB>depth<TAB>count.",
+        f"# Perft suite: {god}. Format (SPEC.md section 3.4): SPS<TAB>depth<TAB>count.",
         "# Counts are distinct canonical STN turns at the leaves; a winning turn is one leaf;",
         "# a side with no legal turn has no children. Computed by tests/oracle/reference.py",
         "# (tests/oracle/make_perft_suites.py); 'hand' cases were also counted by hand at depth 1.",

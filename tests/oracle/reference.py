@@ -396,7 +396,7 @@ def _perft(pos: Position, depth: int) -> int:
 
 
 def reference_perft(sps: str, depth: int) -> int:
-    """Leaf count of the turn tree (SPEC.md section 3, Perft): distinct canonical STN at the leaves.
+    """Leaf count of the turn tree (SPEC.md section 3.4): distinct canonical STN at the leaves.
 
     A winning turn is a leaf counted once at any remaining depth; a side with no legal turn has no
     children; placing both workers is one turn.
