@@ -15,7 +15,7 @@ from ..referee.engine_spec import EngineSpec
 from ..referee.iolog import make_io_log
 from ..referee.match import MatchConfig, run_match
 from .interrupt import INTERRUPTED_STATUS, is_interrupt
-from .options import ENGINE, GODS, SPS, TC
+from .options import ENGINE, GODS, SPS, TC, warn_time_controls
 
 __all__ = ["match"]
 
@@ -55,6 +55,7 @@ def match(
     Example:
       santorini match alphabeta greedy --games 20 --tc 2+0.02 --out games.sgn
     """
+    warn_time_controls(tc, engine1.tc, engine2.tc)
     if engine1.name == engine2.name:
         engine2 = EngineSpec(**{**engine2.__dict__, "name": engine2.name + "-2"})
     writer = None

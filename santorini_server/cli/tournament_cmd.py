@@ -29,6 +29,7 @@ from ..tournament.config import (
 from ..tournament.output import TournamentFiles
 from ..tournament.pool import default_processes, local_backend
 from ..tournament.runner import Interrupted, run_tournament, standings_block
+from .options import warn_time_controls
 
 __all__ = ["tournament", "new_settings", "resume_conflicts"]
 
@@ -307,6 +308,7 @@ def tournament(
         config = TournamentConfig.from_settings(settings)
     except ValueError as exc:
         raise click.ClickException(str(exc)) from None
+    warn_time_controls(config.tc, *(spec.tc for spec in config.specs))
     if address is None:  # games on this machine: its limits and cores apply
         _check_limits(config.concurrency, force_concurrency)
     if backend == "dask":
