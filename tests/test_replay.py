@@ -457,6 +457,30 @@ def test_bad_input_gives_one_line_errors_without_tracebacks(files: dict[str, Pat
     assert proc.stdout == "checked 1 game: all re-validate\n"
 
 
+def test_replay_with_no_readable_game_prints_the_error_alone(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.sgn"
+    bad.write_text('[Event "x"]\n\n1. b3,d3 *\n')
+    for args in (("replay", str(bad)), ("replay", "--check", str(bad))):
+        proc = run(*args)
+        assert proc.returncode == 1 and proc.stdout == "", (args, proc.stdout)
+        assert proc.stderr == (
+            f"Error: {bad}: line 3, column 1: movetext begins but missing required tag(s): Gods, Start, Termination\n"
+        )
+
+
+def test_replay_and_convert_read_a_game_without_its_roster_tags_and_convert_writes_them(tmp_path: Path) -> None:
+    lacking = tmp_path / "lacking.sgn"
+    lacking.write_text(SAMPLE.replace('[Site "local"]\n', "").replace('[Date "2025.06.01"]\n', ""))
+    listed = run("replay", str(lacking))
+    assert listed.returncode == 0, listed.stderr
+    assert "1-0    climb           19  mortal/mortal            Kronos 0.3 vs Hestia 1.1" in listed.stdout
+    assert run("replay", "--check", str(lacking)).stdout == "checked 1 game: all re-validate\n"
+    dest = tmp_path / "canonical.sgn"
+    code, out, err = invoke("convert", str(lacking), str(dest))
+    assert (code, out, err) == (0, f"converted 1 game to {dest} (sgn)\n", ""), err
+    assert dest.read_text() == SAMPLE.replace("2025.06.01", "????.??.??").replace('"local"', '"?"') + "\n"
+
+
 def test_many_games_are_checked_in_worker_processes_in_file_order(tmp_path: Path) -> None:
     games = [edit(sample(), Round=str(i)) for i in range(600)]
     turns = turns_of(sample())

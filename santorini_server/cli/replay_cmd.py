@@ -378,8 +378,6 @@ def _list_turns(record: GameRecord, number: int, upto: int | None) -> int:
 def _list_or_check(reader: _Reader, check: bool, jobs: int | None) -> int:
     bad_mark, good_mark = _symbols()
     games = bad = damaged = 0
-    if not check:
-        click.echo(f"{'#':>5}   {'result':<6} {'termination':<12} {'turns':>5}  {'gods':<24} players")
     try:
         rows = checked_rows(reader, jobs)
         for item in rows:
@@ -395,6 +393,8 @@ def _list_or_check(reader: _Reader, check: bool, jobs: int | None) -> int:
                     click.echo(f"{bad_mark} {p}")
                 continue
             mark = bad_mark if row.problems else good_mark
+            if games == 1:  # the table's header, once there is a game for it (an error comes alone)
+                click.echo(f"{'#':>5}   {'result':<6} {'termination':<12} {'turns':>5}  {'gods':<24} players")
             click.echo(
                 f"{number:>5} {mark} {row.result:<6} {row.termination:<12} {row.turns:>5}  {row.gods:<24} "
                 f"{row.players[0]} vs {row.players[1]}"
@@ -404,12 +404,10 @@ def _list_or_check(reader: _Reader, check: bool, jobs: int | None) -> int:
     except KeyboardInterrupt:
         click.echo("interrupted", err=True)
         return 130
+    if games == 0 and not damaged:
+        raise _fail(reader.error or f"{reader.path} holds no games")
     if reader.error:
         click.echo(f"error: {reader.error}", err=True)
-    if games == 0 and not damaged and reader.error is None:
-        raise _fail(f"{reader.path} holds no games")
-    if games == 0 and reader.error is not None and not check:
-        return 1
     summary = f"{games} game{'s' if games != 1 else ''}"
     if check:
         verdict = "all re-validate" if not bad else f"{bad} with problems"
