@@ -109,6 +109,31 @@ def test_match_command_stops_with_one_line_when_an_engine_exits_before_seiok(tmp
     assert_clean(h)
 
 
+def test_match_out_file_appears_only_with_a_game_in_it(tmp_path: Path) -> None:
+    h = Hostile(tmp_path, "exit-before-seiok")
+    out = tmp_path / "games.sgn"
+
+    def match_to(*engines: str, path: Path = out) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [PY, "-m", "santorini_server.cli", "match", *engines, "--games", "1", "--tc", "5+0.05", "--out", str(path)],
+            capture_output=True, text=True, timeout=60,
+        )
+
+    failed = match_to(h.spec, instant())
+    assert failed.returncode == 1 and not out.exists()  # no game could start: no empty file
+    played = match_to(instant("A"), instant("B"))
+    assert played.returncode == 0, played.stderr
+    kept = out.read_text()
+    assert kept.count("[Event ") == 1
+    failed = match_to(h.spec, instant())
+    assert failed.returncode == 1 and out.read_text() == kept  # an existing file is left as it was
+    missing = tmp_path / "no"
+    nowhere = match_to(instant(), instant(), path=missing / "games.sgn")
+    assert nowhere.returncode == 1 and "Started game" not in nowhere.stdout  # refused before any game
+    assert nowhere.stderr == f"Error: cannot write {missing / 'games.sgn'}: [Errno 2] No such file or directory: '{missing}'\n"
+    assert_clean(h)
+
+
 async def test_engine_that_never_answers_sei_stops_the_match_after_the_handshake_timeout(
     tmp_path: Path, mock_clock: trio.testing.MockClock
 ) -> None:

@@ -9,7 +9,7 @@ import click
 import trio
 
 from ..adjudicator import TimeControl
-from ..records import ArchiveError, SgnWriter
+from ..records import ArchiveError, DeferredSgnWriter
 from ..referee.engine import EngineFailure
 from ..referee.engine_spec import EngineSpec
 from ..referee.iolog import make_io_log
@@ -61,7 +61,7 @@ def match(
     writer = None
     if out is not None:
         try:
-            writer = SgnWriter(out)
+            writer = DeferredSgnWriter(out)  # the file appears with the first game
         except (OSError, ArchiveError) as exc:
             raise click.ClickException(f"cannot write {out}: {exc}") from None
     config = MatchConfig((engine1, engine2), games, tc, gods, opening, ping)

@@ -60,7 +60,7 @@ from .game import (
     start_side_and_turn,
 )
 
-__all__ = ["SgnError", "MAX_LINE", "IMPORT_DEFAULTS", "format_sgn", "format_sgn_games", "parse_sgn", "iter_sgn"]
+__all__ = ["SgnError", "MAX_LINE", "IMPORT_DEFAULTS", "format_comment", "format_sgn", "format_sgn_games", "parse_sgn", "iter_sgn"]
 
 #: Movetext line limit. PGN export format keeps lines under 80 columns; a full turn (number and
 #: both turns) is never split unless it alone is longer, and a comment is never split.
@@ -155,8 +155,9 @@ def _format_time(ms: int) -> str:
     return f"{sec}.{rest:03d}s"
 
 
-def _format_comment(t: TurnRecord) -> str | None:
-    """The ``{...}`` token for a turn's telemetry and note, or None if it has none."""
+def format_comment(t: TurnRecord) -> str | None:
+    """The ``{...}`` token for a turn's telemetry and note, or None if it has none (as SGN holds
+    it: ``santorini replay`` shows this too, so a turn reads the same on screen and in the file)."""
     fields: list[str] = []
     if t.score is not None:
         fields.append(t.score if t.depth is None else f"{t.score}/{t.depth}")
@@ -192,7 +193,7 @@ def _movetext_groups(record: GameRecord) -> list[list[list[str]]]:
     groups: list[list[list[str]]] = []
     for i, t in enumerate(record.turns):
         unit = [t.turn]
-        comment = _format_comment(t)
+        comment = format_comment(t)
         if comment is not None:
             unit.append(comment)
         if side == 1:
