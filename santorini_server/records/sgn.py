@@ -14,7 +14,9 @@ back to *between* once the result token is read. Movetext is split into tokens: 
 Exactness. The writer emits one canonical text per record and the reader gives every record
 back unchanged: ``parse_sgn(format_sgn(r)) == [r]`` for every :class:`GameRecord`, and
 ``format_sgn(parse_sgn(x)[0]) == x`` for canonical text ``x``. Non-canonical but unambiguous
-input (extra spaces, other wrapping, ``0.870s``, ``2...`` after a comment) is accepted.
+input (extra spaces, other wrapping, ``0.870s``, ``2...`` after a comment) is accepted, and so
+is a game lacking tags that only describe it (:data:`IMPORT_DEFAULTS`, read as unknown, as PGN's
+import format reads a missing roster tag); the writer writes them, so its output is canonical.
 
 Comment grammar (inside the braces; ``SP`` is one space)::
 
