@@ -27,10 +27,12 @@ def _cell(pos: Position, sq: int, colour: bool) -> str:
     return _BG[level] + fg + text + _RESET
 
 
-def render(pos: Position, *, colour: bool = False) -> str:
+def render(pos: Position, *, colour: bool = False, status: str | None = None) -> str:
     """A board diagram of ``pos``: each cell is its level (0-3) and a worker, ``^^`` a dome.
 
     ``X`` marks player 1's workers and ``O`` player 2's; ``2X`` is a player 1 worker on level 2.
+    The header says whose turn it is, or ``status`` instead (a finished game's result: after
+    the last turn nobody is to move).
     """
     me = pos.to_move
     names = []
@@ -38,7 +40,8 @@ def render(pos: Position, *, colour: bool = False) -> str:
         god = pos.gods[p] + ("[up]" if pos.athena_up and p != me else "")
         names.append(f"P{p + 1} {_WORKER[p]} {god}")
     action = "to place" if pos.is_placement else "to move"
-    lines = [f"{names[0]}  vs  {names[1]}    turn {pos.turn}, player {me + 1} ({_WORKER[me]}) {action}"]
+    state = status if status is not None else f"turn {pos.turn}, player {me + 1} ({_WORKER[me]}) {action}"
+    lines = [f"{names[0]}  vs  {names[1]}    {state}"]
     lines.append("      a   b   c   d   e")
     for row in range(5):
         cells = "".join(_cell(pos, row * 5 + f, colour) for f in range(5))

@@ -150,7 +150,9 @@ async def test_engine_that_keeps_crashing_is_declared_dead_and_the_rest_counts_a
 async def test_no_handshake_means_dead_from_the_start() -> None:
     spec = EngineSpec(name="mute", argv=(sys.executable, str(GALLERY / "mute.py")))
     report = await run_compliance(spec, timeout=0.5)
-    assert report.result("handshake").reason == "no seiok within 0.5 s"
+    assert report.result("handshake").reason == (
+        "no seiok within 0.5 s: no output at all: does the engine flush stdout after each line?"
+    )
     assert report.passed == 0 and report.failed == len(report.results)
     assert all(r.dead for r in report.results[1:])
 
@@ -212,6 +214,20 @@ def test_cli_passing_engine_exits_0_with_one_line_per_check() -> None:
     assert "PASS god-pan: 4 legal turns: " in result.output
     assert "SKIP athena-up: athena not selected (--gods)" in result.output
     assert lines[-1] == "34 passed, 0 failed, 0 warnings, 1 not applicable"
+
+
+@pytest.mark.parametrize(
+    ("fault", "reason"),
+    [
+        ("uppercase", "got 'SEIOK 1': keywords are lowercase"),
+        ("unflushed", "no output at all: does the engine flush stdout after each line?"),
+    ],
+)
+def test_cli_failed_handshake_says_what_arrived(fault: str, reason: str) -> None:
+    spec = f"cmd={sys.executable} arg={GALLERY / 'hostile_engine.py'} arg=fault={fault}"
+    result = CliRunner().invoke(main, ["check", spec, "--timeout", "4"])  # slack for a loaded machine
+    assert result.exit_code == 1, result.output
+    assert result.output.splitlines()[1] == f"FAIL handshake: no seiok within 4 s: {reason}"
 
 
 def test_cli_failing_engine_exits_1_and_verbose_shows_the_exchange() -> None:

@@ -208,6 +208,7 @@ def test_an_engine_missing_on_a_worker_is_a_one_line_error(tmp_path: Path, clust
     assert proc.returncode == 1
     assert re.search(r"Error: worker tcp://\S+ has no engine 'C' in its engines file", proc.stderr), proc.stderr
     assert "Traceback" not in proc.stderr
+    assert f", games on the Dask scheduler at {address}; records in " in proc.stdout.splitlines()[0]
 
 
 # --- Ctrl-C of a coordinator (own local cluster) ----------------------------------------------------------
@@ -241,6 +242,7 @@ def test_ctrl_c_stops_every_game_and_engine_then_resume_finishes(tmp_path: Path)
             lines.append(proc.stdout.readline())
             assert lines[-1], "the tournament ended before it was interrupted"
         assert leftovers(marker)  # games are running on the workers
+        assert ", concurrency 2, games on a Dask local cluster; records in " in lines[0]
         sent = time.monotonic()
         os.killpg(proc.pid, signal.SIGINT)  # as a terminal's Ctrl-C: the whole process group
         rest, stderr = proc.communicate(timeout=30)

@@ -28,6 +28,9 @@ from santorini_server.check import run_compliance
 from santorini_server.referee import Engine, EngineFailure, GameSetup, parse_engine_spec, play_game
 from santorini_server.referee.match import MatchConfig, MatchSummary, run_match
 from santorini_server.rules import GODS
+from santorini_server.tournament.config import Settings, TournamentConfig
+from santorini_server.tournament.output import TournamentFiles
+from santorini_server.tournament.runner import LocalBackend, run_tournament
 
 from .test_tournament import leftovers
 
@@ -106,6 +109,31 @@ def test_match_command_stops_with_one_line_when_an_engine_exits_before_seiok(tmp
     assert_clean(h)
 
 
+def test_match_out_file_appears_only_with_a_game_in_it(tmp_path: Path) -> None:
+    h = Hostile(tmp_path, "exit-before-seiok")
+    out = tmp_path / "games.sgn"
+
+    def match_to(*engines: str, path: Path = out) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [PY, "-m", "santorini_server.cli", "match", *engines, "--games", "1", "--tc", "5+0.05", "--out", str(path)],
+            capture_output=True, text=True, timeout=60,
+        )
+
+    failed = match_to(h.spec, instant())
+    assert failed.returncode == 1 and not out.exists()  # no game could start: no empty file
+    played = match_to(instant("A"), instant("B"))
+    assert played.returncode == 0, played.stderr
+    kept = out.read_text()
+    assert kept.count("[Event ") == 1
+    failed = match_to(h.spec, instant())
+    assert failed.returncode == 1 and out.read_text() == kept  # an existing file is left as it was
+    missing = tmp_path / "no"
+    nowhere = match_to(instant(), instant(), path=missing / "games.sgn")
+    assert nowhere.returncode == 1 and "Started game" not in nowhere.stdout  # refused before any game
+    assert nowhere.stderr == f"Error: cannot write {missing / 'games.sgn'}: [Errno 2] No such file or directory: '{missing}'\n"
+    assert_clean(h)
+
+
 async def test_engine_that_never_answers_sei_stops_the_match_after_the_handshake_timeout(
     tmp_path: Path, mock_clock: trio.testing.MockClock
 ) -> None:
@@ -114,10 +142,71 @@ async def test_engine_that_never_answers_sei_stops_the_match_after_the_handshake
     t0 = trio.current_time()
     with pytest.raises(EngineFailure) as info:
         await match(h.spec)
-    assert (info.value.kind, info.value.detail) == ("stall", "Hostile: no seiok within 10 s")
+    assert (info.value.kind, info.value.detail) == (
+        "stall", "Hostile: no seiok within 10 s: no output at all: does the engine flush stdout after each line?"
+    )
     # 10 s for the handshake; the mute engine obeys quit, so no shutdown grace is used
     assert 10.0 <= trio.current_time() - t0 < 10.5
     assert h.starts == 1
+    assert_clean(h)
+
+
+NO_SEIOK = "no seiok within 5 s: "
+HANDSHAKE_FAULTS = {
+    "unflushed": NO_SEIOK + "no output at all: does the engine flush stdout after each line?",
+    "uppercase": NO_SEIOK + "got 'SEIOK 1': keywords are lowercase",
+    "banner": NO_SEIOK + "got 'MyBot v0.1 by me', 'loading\\ttables...', 'table 0' and 4 more lines, none of them 'seiok 1'",
+    "no-newline": NO_SEIOK + "got 'seiok 1' with no line end: end every line with a newline and flush",
+    "no-seiok": NO_SEIOK + "got 2 handshake lines (id, option, gods, feature) but no 'seiok 1' to end them",
+}
+
+
+async def test_a_handshake_that_never_ends_says_what_arrived(tmp_path: Path) -> None:
+    # Real time, all at once: each engine's output must arrive before its 5 s are up (slack for a loaded machine).
+    hostiles = {fault: Hostile(tmp_path, fault) for fault in HANDSHAKE_FAULTS}
+    details: dict[str, tuple[str, str]] = {}
+
+    async def start(fault: str) -> None:
+        with pytest.raises(EngineFailure) as info:
+            await Engine.start(nursery, parse_engine_spec(hostiles[fault].spec), handshake_timeout=5)
+        details[fault] = (info.value.kind, info.value.detail)
+
+    async with trio.open_nursery() as nursery:
+        for fault in HANDSHAKE_FAULTS:
+            nursery.start_soon(start, fault)
+    assert details == {fault: ("stall", detail) for fault, detail in HANDSHAKE_FAULTS.items()}
+    assert_clean(*hostiles.values())
+
+
+async def test_an_engine_that_exits_after_output_the_protocol_does_not_define_is_told_what_it_sent(
+    tmp_path: Path,
+) -> None:
+    h = Hostile(tmp_path, "uppercase-exit")
+    async with trio.open_nursery() as nursery:
+        with pytest.raises(EngineFailure) as info:
+            await Engine.start(nursery, parse_engine_spec(h.spec), handshake_timeout=5)
+    assert (info.value.kind, info.value.detail) == (
+        "crash", "closed its output (exit code 3); got 'SEIOK 1': keywords are lowercase"
+    )
+
+
+async def test_a_tournament_game_lost_at_the_handshake_says_what_arrived(
+    tmp_path: Path, mock_clock: trio.testing.MockClock
+) -> None:
+    mock_clock.autojump_threshold = JUMP
+    h = Hostile(tmp_path, "unflushed", name="Quiet")
+    settings = Settings(engines=[h.spec, instant()], rounds=1, tc="10+0.1", concurrency=1, rating_interval=100)
+    config = TournamentConfig.from_settings(settings)
+    files = TournamentFiles(tmp_path / "t")
+    lines: list[str] = []
+    await run_tournament(config, files, backend=LocalBackend(config), emit=lines.append)
+    files.close()
+    finished = [line for line in lines if line.startswith("Finished game")]
+    assert len(finished) == 2
+    for line in finished:
+        assert line.endswith(
+            "{Quiet's connection stalls: no seiok within 10 s: no output at all: does the engine flush stdout after each line?}"
+        ), line
     assert_clean(h)
 
 

@@ -43,6 +43,9 @@ def test_pool_plays_the_same_games_as_one_process(tmp_path: Path) -> None:
     assert content(tmp_path / "one") == content(tmp_path / "two")
     assert len(content(tmp_path / "two")) == 6
     assert two.stdout.count("Started game") == 6 and two.stdout.count("Finished game") == 6
+    # the banner says what runs the games
+    assert one.stdout.startswith("Tournament: 3 engines, 6 games, tc 5+0.05, concurrency 2, games in this process;")
+    assert two.stdout.startswith("Tournament: 3 engines, 6 games, tc 5+0.05, concurrency 2, games in 2 referee processes;")
 
 
 async def test_a_killed_worker_process_loses_only_its_games_which_resume_replays(tmp_path: Path) -> None:

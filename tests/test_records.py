@@ -338,6 +338,24 @@ def _err(text: str) -> SgnError:
 HEAD = SAMPLE.split("\n\n")[0] + "\n\n"  # 12 lines of tags and the blank line; movetext is line 13
 
 
+def test_a_game_lacking_its_roster_tags_reads_them_as_unknown_and_writes_them_canonically() -> None:
+    """PGN's import format: a missing roster tag reads as unknown; the Result tag as the result token."""
+    text = "\n".join(line for line in SAMPLE.splitlines()
+                     if not line.startswith(("[Event", "[Site", "[Date", "[Round", "[Player", "[TimeControl", "[Result")))
+    record = parse_sgn(text + "\n")[0]
+    assert [name for name, _ in record.tags] == [
+        "Event", "Site", "Date", "Round", "Player1", "Player2", "Gods", "Start", "TimeControl", "Result", "Termination",
+    ]
+    assert record.tag("Date") == "????.??.??" and record.tag("Player1") == "?" and record.tag("TimeControl") == "?"
+    assert record.result == "1-0" and record.turns == parse_sgn(SAMPLE)[0].turns
+    canonical = format_sgn(record)
+    assert parse_sgn(canonical) == [record] and format_sgn(parse_sgn(canonical)[0]) == canonical
+    # tags the file has keep their place; the supplied ones go where the canonical order puts them
+    custom = SAMPLE.replace('[Site "local"]\n', "").replace('[Termination "climb"]', '[Termination "climb"]\n[Annotator "me"]')
+    assert [name for name, _ in parse_sgn(custom)[0].tags][:3] == ["Event", "Site", "Date"]
+    assert [name for name, _ in parse_sgn(custom)[0].tags][-2:] == ["Termination", "Annotator"]
+
+
 @pytest.mark.parametrize(
     ("text", "line", "column", "fragment"),
     [

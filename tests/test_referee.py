@@ -231,6 +231,10 @@ async def test_ping_syncs_before_every_go_with_the_position_sent_first() -> None
         (["--gods", "apollo"], "Error: Invalid value for '--gods': expected two gods like apollo/mortal, got 'apollo'"),
         (["--gods", "apollo/zeus"], "Error: Invalid value for '--gods': unknown god 'zeus'"),
         (["--tc", "1+x"], "Error: Invalid value for '--tc': bad time control part '1+x'"),
+        (["--tc", "2+0,02"], "Error: Invalid value for '--tc': bad time control '2+0,02': the increment '0,02' has a "
+                             "decimal comma; write a decimal point: '2+0.02'"),
+        (["random", "cmd=./x nmae=mybot"], "Error: Invalid value for 'ENGINE2': bad engine spec token 'nmae=mybot': "
+                                            "unknown key 'nmae' (did you mean name=?); known keys: cmd=, name="),
         (["--opening", "junk"], "Error: Invalid value for '--opening': malformed SPS 'junk'"),
     ],
 )
@@ -239,11 +243,27 @@ def test_match_rejects_bad_flags_in_one_line_before_starting_engines(flags: list
 
     from santorini_server.cli import main
 
-    result = CliRunner().invoke(main, ["match", "random", "random", *flags])
+    engines = ["random", "random"] if len(flags) == 2 and flags[0].startswith("--") else []
+    result = CliRunner().invoke(main, ["match", *engines, *flags])
     assert result.exit_code == 2, result.output
     assert message in result.output
     assert "Started game" not in result.output and "Traceback" not in result.output
     assert not isinstance(result.exception, (TypeError, AttributeError))
+
+
+def test_match_warns_of_a_likely_slip_in_a_time_control_and_plays_on() -> None:
+    from click.testing import CliRunner
+
+    from santorini_server.cli import main
+
+    engine = gallery("instant", name="B") + " tc=1+2"
+    result = CliRunner().invoke(main, ["match", gallery("instant", name="A"), engine, "--games", "1", "--tc", "3601+1"])
+    assert result.exit_code == 0, result.output
+    assert result.stderr.splitlines() == [
+        "warning: time control '3601+1' gives 3601 s (1.0 hours) on the clock: times are in seconds",
+        "warning: time control '1+2' adds 2 s a turn, more than its 1 s base",
+    ]
+    assert "Finished game 1 (A vs B)" in result.stdout
 
 
 def test_match_flag_defaults_and_good_values_parse() -> None:

@@ -297,6 +297,34 @@ def test_game_prints_every_board_when_not_a_terminal(files: dict[str, Path]) -> 
     assert "   3  2.     b3-b4+c5\n" in out and "a   b   c" not in out  # edited turns carry no telemetry
 
 
+def test_the_board_after_the_last_turn_says_who_won_and_how(files: dict[str, Path]) -> None:
+    code, out, _ = invoke("replay", "--game", "1", str(files["good"]))
+    assert code == 0
+    headers = [line for line in out.splitlines() if line.startswith("P1 X mortal")]
+    assert headers[-2].endswith("turn 10, player 1 (X) to move")
+    assert headers[-1] == "P1 X mortal  vs  P2 O mortal    game over, 1-0: Kronos 0.3 wins by climbing to level 3"
+    # a game that ends on time: the loser is named, with the detail
+    timed = files["good"].with_name("time.sgn")
+    record = edit(sample(), turns_of(sample())[:-1], Result="0-1", Termination="time", TerminationDetail="by 37 ms")
+    timed.write_text(format_sgn_games([record]), encoding="utf-8")
+    code, out, _ = invoke("replay", "--game", "1", str(timed))
+    assert code == 0, out
+    assert [line for line in out.splitlines() if line.startswith("P1 X")][-1].endswith(
+        "game over, 0-1: Kronos 0.3 loses on time by 37 ms"
+    )
+
+
+def test_replay_shows_each_turn_s_time_as_the_record_holds_it(tmp_path: Path) -> None:
+    turns = [dataclasses.replace(t, time_ms=ms) for t, ms in zip(sample().turns, (1, 870, 1234, 5, 1000), strict=False)]
+    path = tmp_path / "times.sgn"
+    path.write_text(format_sgn_games([GameRecord(sample().tags, (*turns, *sample().turns[5:]))]), encoding="utf-8")
+    code, out, _ = invoke("replay", "--game", "1", "--no-board", str(path))
+    assert code == 0
+    shown = [line.split(None, 2)[2] for line in out.splitlines()[1:6]]
+    assert shown == ["b3,d3 {0.001s}", "c2,c4 {0.87s}", "b3-b4+c5 {+21/6 1.234s}", "c4-c5+b5 {0.005s}", "b4-b5+a5 {1.00s}"]
+    assert all(text.split(" ", 1)[1] in path.read_text() for text in shown)  # the file's own spelling
+
+
 def test_game_stops_at_the_first_bad_turn(files: dict[str, Path]) -> None:
     code, out, _ = invoke("replay", "-g", "2", str(files["mixed"]))
     assert code == 1
@@ -455,6 +483,30 @@ def test_bad_input_gives_one_line_errors_without_tracebacks(files: dict[str, Pat
     # a broken second game: the first is still checked, then the error
     proc = run("replay", "--check", str(broken), cwd=ROOT)
     assert proc.stdout == "checked 1 game: all re-validate\n"
+
+
+def test_replay_with_no_readable_game_prints_the_error_alone(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.sgn"
+    bad.write_text('[Event "x"]\n\n1. b3,d3 *\n')
+    for args in (("replay", str(bad)), ("replay", "--check", str(bad))):
+        proc = run(*args)
+        assert proc.returncode == 1 and proc.stdout == "", (args, proc.stdout)
+        assert proc.stderr == (
+            f"Error: {bad}: line 3, column 1: movetext begins but missing required tag(s): Gods, Start, Termination\n"
+        )
+
+
+def test_replay_and_convert_read_a_game_without_its_roster_tags_and_convert_writes_them(tmp_path: Path) -> None:
+    lacking = tmp_path / "lacking.sgn"
+    lacking.write_text(SAMPLE.replace('[Site "local"]\n', "").replace('[Date "2025.06.01"]\n', ""))
+    listed = run("replay", str(lacking))
+    assert listed.returncode == 0, listed.stderr
+    assert "1-0    climb           19  mortal/mortal            Kronos 0.3 vs Hestia 1.1" in listed.stdout
+    assert run("replay", "--check", str(lacking)).stdout == "checked 1 game: all re-validate\n"
+    dest = tmp_path / "canonical.sgn"
+    code, out, err = invoke("convert", str(lacking), str(dest))
+    assert (code, out, err) == (0, f"converted 1 game to {dest} (sgn)\n", ""), err
+    assert dest.read_text() == SAMPLE.replace("2025.06.01", "????.??.??").replace('"local"', '"?"') + "\n"
 
 
 def test_many_games_are_checked_in_worker_processes_in_file_order(tmp_path: Path) -> None:

@@ -1177,3 +1177,44 @@ def test_unchecked_commands_equal_the_checked_ones() -> None:
         b"position sps mortal/mortal;00000/00000/00000/00000/00000;-/-;1;1 moves b3,d3\n"
         b"go p1time 1000 p2time 0 p1inc 10 movestogo 40 depth 3\n"
     )
+
+
+# --- a handshake that never reaches seiok ------------------------------------------------------
+
+
+def _trace(*lines: bytes) -> tuple[sei.HandshakeTrace, SeiConnection]:
+    conn = SeiConnection()
+    conn.send(sei.Sei(version=1))
+    trace = sei.HandshakeTrace()
+    conn.receive_data(b"".join(lines))
+    while (event := conn.next_event()) not in (sei.NEED_DATA, sei.EOF):
+        trace.saw(event)  # type: ignore[arg-type]
+    return trace, conn
+
+
+@pytest.mark.parametrize(
+    ("data", "explanation"),
+    [
+        (b"", "no output at all: does the engine flush stdout after each line?"),
+        (b"id name X\nSeiOk 1\n", "got 'SeiOk 1': keywords are lowercase"),
+        (b"ID name X\n", "got 'ID name X': keywords are lowercase"),
+        (b"id name X\nseiok 1", "got 'seiok 1' with no line end: end every line with a newline and flush"),
+        (b"id name X\n", "got 1 handshake line (id, option, gods, feature) but no 'seiok 1' to end them"),
+        (b"uciok\n", "got 'uciok', none of them 'seiok 1'"),
+        (b"a\nb\n", "got 'a', 'b', none of them 'seiok 1'"),
+        (b"\x1b[31mred\xff\n1\n2\n3\n", "got '\\x1b[31mred\\ufffd', '1', '2' and 1 more line, none of them 'seiok 1'"),
+        (b"x" * 500 + b"\n", "got '" + "x" * 60 + "'..., none of them 'seiok 1'"),
+    ],
+)
+def test_a_handshake_without_seiok_is_explained_from_what_arrived(data: bytes, explanation: str) -> None:
+    trace, conn = _trace(data)
+    assert trace.explain(conn.partial_line) == explanation
+
+
+def test_partial_line_is_the_unended_output_and_at_eof_the_fragment() -> None:
+    trace, conn = _trace(b"id name X\nseio")
+    assert conn.partial_line == b"seio"
+    conn.receive_data(b"")
+    assert conn.next_event() is sei.EOF
+    assert conn.partial_line == conn.trailing_data == b"seio"
+    assert not trace.confusing

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from santorini_server.adjudicator import DEFAULT_HARD_DEADLINE_MS, Clock, TimeControl, parse_tc
+from santorini_server.adjudicator import DEFAULT_HARD_DEADLINE_MS, Clock, TimeControl, parse_tc, tc_warnings
 from santorini_server.referee.engine_spec import parse_engine_spec, parse_size
 
 
@@ -58,6 +58,43 @@ def test_fischer_time_loss_and_margin() -> None:
     assert forgiving.remaining_ms == pytest.approx(-30 + 100)
 
 
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("2+0,02", "bad time control '2+0,02': the increment '0,02' has a decimal comma; write a decimal point: '2+0.02'"),
+        ("2,5+0.1", "bad time control '2,5+0.1': the base time '2,5' has a decimal comma; write a decimal point: '2.5+0.1'"),
+        ("40/60+0,5,depth=6", "the increment '0,5' has a decimal comma; write a decimal point: '40/60+0.5,depth=6'"),
+        ("movetime=0,1", "the movetime '0,1' has a decimal comma; write a decimal point: 'movetime=0.1'"),
+        # not a decimal comma: the part is quoted, as before
+        ("1+x", "bad time control part '1+x' in '1+x' (expected e.g. 60+0.5"),
+        ("1+0,x", "bad time control part 'x' in '1+0,x'"),
+    ],
+)
+def test_a_decimal_comma_is_named_with_the_whole_number_quoted(text: str, message: str) -> None:
+    with pytest.raises(ValueError) as info:
+        parse_tc(text)
+    assert message in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("text", "warnings"),
+    [
+        ("3600+1", []),
+        ("10+10", []),
+        ("depth=6", []),
+        ("movetime=5000", []),
+        ("3601", ["time control '3601' gives 3601 s (1.0 hours) on the clock: times are in seconds"]),
+        ("1+2", ["time control '1+2' adds 2 s a turn, more than its 1 s base"]),
+        ("40/7200+7201", [
+            "time control '40/7200+7201' gives 7200 s (2.0 hours) on the clock: times are in seconds",
+            "time control '40/7200+7201' adds 7201 s a turn, more than its 7200 s base",
+        ]),
+    ],
+)
+def test_a_likely_slip_in_a_time_control_is_a_warning(text: str, warnings: list[str]) -> None:
+    assert tc_warnings(parse_tc(text)) == warnings
+
+
 def test_moves_per_period_refills_and_counts_movestogo() -> None:
     clock = Clock(parse_tc("2/10"))
     assert clock.movestogo == 2
@@ -109,3 +146,24 @@ def test_engine_spec_grammar() -> None:
 def test_bad_engine_specs(text: str, fragment: str) -> None:
     with pytest.raises(ValueError, match=fragment):
         parse_engine_spec(text)
+
+
+KNOWN_KEYS = (
+    "known keys: cmd=, name=, arg=, dir=, option.NAME=, tc=, timemargin=, limit.memory=, limit.cpu=, restart=, "
+    "bundled=, proto="
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("cmd=x nmae=mybot", f"bad engine spec token 'nmae=mybot': unknown key 'nmae' (did you mean name=?); {KNOWN_KEYS}"),
+        ("cmd=x opton.Hash=8", f"unknown key 'opton.Hash' (did you mean option.Hash=?); {KNOWN_KEYS}"),
+        ("cmd=x frob=1", f"bad engine spec token 'frob=1': unknown key 'frob'; {KNOWN_KEYS}"),
+        ("cmd=x fast", f"'fast': expected key=value or a bundled engine (random, greedy, alphabeta); {KNOWN_KEYS}"),
+    ],
+)
+def test_an_unknown_engine_spec_key_lists_the_known_ones(text: str, message: str) -> None:
+    with pytest.raises(ValueError) as info:
+        parse_engine_spec(text)
+    assert str(info.value).endswith(message)

@@ -149,6 +149,17 @@ def test_bad_settings_are_one_line_errors(tmp_path: Path, args: list[str], fragm
     assert fragment in proc.stderr and "Traceback" not in proc.stderr
 
 
+def test_a_likely_slip_in_a_time_control_is_a_warning_and_the_tournament_runs(tmp_path: Path) -> None:
+    proc = run(["tournament", "-e", instant("A"), "-e", instant("B") + " tc=1+2", "--tc", "3601+1",
+                "--out", str(tmp_path / "t"), "-j", "1"])
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr.splitlines() == [
+        "warning: time control '3601+1' gives 3601 s (1.0 hours) on the clock: times are in seconds",
+        "warning: time control '1+2' adds 2 s a turn, more than its 1 s base",
+    ]
+    assert proc.stdout.count("Finished game") == 2
+
+
 def test_toml_config_and_openings_file(tmp_path: Path) -> None:
     openings = tmp_path / "openings.txt"
     openings.write_text("# two placed starts\nmortal/mortal;00000/00000/00000/00000/00000;b3,d3/c2,c4;1;2\n\n"

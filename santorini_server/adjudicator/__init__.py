@@ -8,6 +8,7 @@ from .clock import DEFAULT_HARD_DEADLINE_MS as DEFAULT_HARD_DEADLINE_MS
 from .clock import Clock as Clock
 from .clock import TimeControl as TimeControl
 from .clock import parse_tc as parse_tc
+from .clock import tc_warnings as tc_warnings
 from .events import Abort as Abort
 from .events import Answer as Answer
 from .events import Event as Event
@@ -30,6 +31,6 @@ __all__ = [
     "Adjudicator", "AdjudicationError", "GameReport",
     "Request", "Answer", "Resignation", "NoReply", "Forfeit", "Abort", "Event",
     "Outcome", "GameSetup",
-    "TimeControl", "Clock", "parse_tc", "DEFAULT_HARD_DEADLINE_MS",
+    "TimeControl", "Clock", "parse_tc", "tc_warnings", "DEFAULT_HARD_DEADLINE_MS",
     "make_record", "turn_record", "score_text", "cut_detail", "MAX_DETAIL",
 ]

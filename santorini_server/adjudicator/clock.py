@@ -27,7 +27,7 @@ import math
 import re
 from dataclasses import dataclass
 
-__all__ = ["TimeControl", "Clock", "parse_tc", "DEFAULT_HARD_DEADLINE_MS"]
+__all__ = ["TimeControl", "Clock", "parse_tc", "tc_warnings", "DEFAULT_HARD_DEADLINE_MS"]
 
 #: Per-turn hard deadline when nothing else bounds a turn (depth/nodes limits): engines that
 #: ignore the limit must still lose eventually (fastchess#1029 asks for exactly this).
@@ -37,6 +37,14 @@ _NUMBER = r"(?:\d+(?:\.\d*)?|\.\d+)"
 _CLOCK_RE = re.compile(
     rf"(?:(?P<moves>[1-9]\d*)/)?(?P<base>{_NUMBER}|\d+:\d{{1,2}}(?:\.\d*)?)(?:\+(?P<inc>{_NUMBER}))?"
 )
+
+
+#: A comma between digits: a decimal comma (``2+0,02``), which the grammar reads as two parts.
+_DECIMAL_COMMA = re.compile(r"(?<=\d),(?=\d)")
+#: The number holding the first decimal comma, and the character before it (what it is).
+_COMMA_NUMBER = re.compile(r"(?P<before>^|[^\d.:,])(?P<number>[\d.:]*\d,\d[\d.:]*)")
+#: Base times above this are suspect (seconds taken for milliseconds, or minutes for seconds).
+SUSPECT_BASE_MS = 3_600_000
 
 
 def _seconds(text: str) -> float:
@@ -99,11 +107,48 @@ def parse_tc(text: str) -> TimeControl:
     Raises:
         ValueError: a one-line message quoting the offending part.
     """
+    if not text.strip():
+        raise ValueError("empty time control (e.g. 60+0.5, 40/60, movetime=0.1, depth=6)")
+    try:
+        return _parse_parts(text)
+    except ValueError:
+        hint = _decimal_comma_hint(text)
+        if hint is None:
+            raise
+        raise ValueError(hint) from None
+
+
+def _decimal_comma_hint(text: str) -> str | None:
+    """The error for a time control that is valid once its decimal commas are points, else None.
+
+    ``2+0,02`` reads as the parts ``2+0`` and ``02``; quoting the part ``'02'`` sends the user
+    the wrong way, so the whole number is quoted and the decimal point named.
+    """
+    fixed = _DECIMAL_COMMA.sub(".", text)
+    m = _COMMA_NUMBER.search(text)
+    if fixed == text or m is None:
+        return None
+    try:
+        _parse_parts(fixed)
+    except ValueError:
+        return None
+    before = m["before"]
+    if before == "+":
+        what = "increment"
+    elif before == "=":  # movetime=, hard=
+        what = text[: m.start("number")].rsplit(",", 1)[-1].rstrip("=")
+    else:
+        what = "base time"
+    return (
+        f"bad time control {text!r}: the {what} {m['number']!r} has a decimal comma; "
+        f"write a decimal point: {fixed!r}"
+    )
+
+
+def _parse_parts(text: str) -> TimeControl:
     base = moves = movetime = depth = nodes = None
     inc = 0
     hard = DEFAULT_HARD_DEADLINE_MS
-    if not text.strip():
-        raise ValueError("empty time control (e.g. 60+0.5, 40/60, movetime=0.1, depth=6)")
     for part in text.split(","):
         part = part.strip()
         key, sep, value = part.partition("=")
@@ -145,6 +190,22 @@ def parse_tc(text: str) -> TimeControl:
     if base is not None and movetime is not None:
         raise ValueError(f"time control {text!r} has both a clock and movetime: choose one")
     return TimeControl(base, inc, moves, movetime, depth, nodes, hard)
+
+
+def tc_warnings(tc: TimeControl) -> list[str]:
+    """What is legal in a time control but likely a slip: a base over an hour (``--tc 2000`` is
+    2,000 s), an increment larger than the base.  One line each, for the command to print."""
+    warnings = []
+    if tc.base_ms is not None and tc.base_ms > SUSPECT_BASE_MS:
+        warnings.append(
+            f"time control {str(tc)!r} gives {_fmt(tc.base_ms)} s ({tc.base_ms / 3_600_000:.1f} hours) "
+            "on the clock: times are in seconds"
+        )
+    if tc.base_ms is not None and tc.inc_ms > tc.base_ms:
+        warnings.append(
+            f"time control {str(tc)!r} adds {_fmt(tc.inc_ms)} s a turn, more than its {_fmt(tc.base_ms)} s base"
+        )
+    return warnings
 
 
 @dataclass(slots=True)

@@ -9,13 +9,13 @@ import click
 import trio
 
 from ..adjudicator import TimeControl
-from ..records import ArchiveError, SgnWriter
+from ..records import ArchiveError, DeferredSgnWriter
 from ..referee.engine import EngineFailure
 from ..referee.engine_spec import EngineSpec
 from ..referee.iolog import make_io_log
 from ..referee.match import MatchConfig, run_match
 from .interrupt import INTERRUPTED_STATUS, is_interrupt
-from .options import ENGINE, GODS, SPS, TC
+from .options import ENGINE, GODS, SPS, TC, warn_time_controls
 
 __all__ = ["match"]
 
@@ -55,12 +55,13 @@ def match(
     Example:
       santorini match alphabeta greedy --games 20 --tc 2+0.02 --out games.sgn
     """
+    warn_time_controls(tc, engine1.tc, engine2.tc)
     if engine1.name == engine2.name:
         engine2 = EngineSpec(**{**engine2.__dict__, "name": engine2.name + "-2"})
     writer = None
     if out is not None:
         try:
-            writer = SgnWriter(out)
+            writer = DeferredSgnWriter(out)  # the file appears with the first game
         except (OSError, ArchiveError) as exc:
             raise click.ClickException(f"cannot write {out}: {exc}") from None
     config = MatchConfig((engine1, engine2), games, tc, gods, opening, ping)

@@ -8,12 +8,12 @@ from typing import Any
 
 import click
 
-from ..adjudicator import TimeControl, parse_tc
+from ..adjudicator import TimeControl, parse_tc, tc_warnings
 from ..referee.engine_spec import EngineSpec, parse_engine_spec
 from ..rules import NotationError, parse_sps
 from ..rules.gods import check_matchup
 
-__all__ = ["ENGINE", "TC", "GODS", "SPS"]
+__all__ = ["ENGINE", "TC", "GODS", "SPS", "warn_time_controls"]
 
 
 class _Parsed(click.ParamType):
@@ -51,3 +51,14 @@ ENGINE = _Parsed("ENGINE", parse_engine_spec, ValueError, EngineSpec)
 TC = _Parsed("TC", parse_tc, ValueError, TimeControl)
 GODS = _Parsed("G1/G2", _parse_gods, ValueError, tuple)
 SPS = _Parsed("SPS", lambda value: parse_sps(value).sps(), NotationError)
+
+
+def warn_time_controls(*tcs: TimeControl | None) -> None:
+    """One ``warning:`` line on stderr for each likely slip in the run's time controls (the
+    ``--tc`` and the engines' own ``tc=``); the run goes on."""
+    seen: set[TimeControl] = set()
+    for tc in tcs:
+        if tc is not None and tc not in seen:
+            seen.add(tc)
+            for warning in tc_warnings(tc):
+                click.echo(f"warning: {warning}", err=True)

@@ -26,6 +26,7 @@ from typing import cast
 
 import click
 
+from ..adjudicator import Outcome
 from ..records import (
     FORMATS,
     ArchiveError,
@@ -38,6 +39,7 @@ from ..records import (
     atomic_file,
     convert_records,
     detect_format,
+    format_comment,
     format_of_name,
     iter_frames,
     iter_sgn,
@@ -204,18 +206,9 @@ def _symbols() -> tuple[str, str]:
 
 
 def _telemetry(t: TurnRecord) -> str:
-    fields = []
-    if t.score is not None:
-        fields.append(t.score if t.depth is None else f"{t.score}/{t.depth}")
-    elif t.depth is not None:
-        fields.append(f"d={t.depth}")
-    if t.time_ms is not None:
-        fields.append(f"{t.time_ms / 1000:.2f}s")
-    if t.nodes is not None:
-        fields.append(f"n={t.nodes}")
-    if t.comment:
-        fields.append(t.comment)
-    return " {" + " ".join(fields) + "}" if fields else ""
+    """The turn's comment as the record holds it (``{0.001s}``, not a rounded ``{0.00s}``)."""
+    comment = format_comment(t)
+    return f" {comment}" if comment else ""
 
 
 def _find_game(reader: _Reader, wanted: int) -> GameRecord:
@@ -258,8 +251,16 @@ def _header(record: GameRecord, number: int) -> str:
     return f"game {number}: {p1} vs {p2}, {record.tag('Gods')}, start {record.start}"
 
 
+def _final_status(record: GameRecord) -> str:
+    """Who won and how, for the board after the last turn (where nobody is to move)."""
+    reason = Outcome.from_record(record).reason(record.players)
+    return f"game over, {record.result}: {reason}"
+
+
 def _frame(result: ReplayResult, k: int, colour: bool) -> str:
     pos = result.positions[k]
+    ended = k == len(result.record.turns) and not result.problems
+    board = render(pos, colour=colour, status=_final_status(result.record) if ended else None)
     if k == 0:
         title = "start"
     else:
@@ -267,7 +268,7 @@ def _frame(result: ReplayResult, k: int, colour: bool) -> str:
         title = f"turn {k}: {move_label(result.record.start, k - 1)} {t.turn}{_telemetry(t)}"
         if result.transitions[k - 1].win:
             title += f"  (wins: {result.transitions[k - 1].termination})"
-    return f"\n{title}\n{render(pos, colour=colour)}"
+    return f"\n{title}\n{board}"
 
 
 def _footer(result: ReplayResult) -> str:
@@ -378,8 +379,6 @@ def _list_turns(record: GameRecord, number: int, upto: int | None) -> int:
 def _list_or_check(reader: _Reader, check: bool, jobs: int | None) -> int:
     bad_mark, good_mark = _symbols()
     games = bad = damaged = 0
-    if not check:
-        click.echo(f"{'#':>5}   {'result':<6} {'termination':<12} {'turns':>5}  {'gods':<24} players")
     try:
         rows = checked_rows(reader, jobs)
         for item in rows:
@@ -395,6 +394,8 @@ def _list_or_check(reader: _Reader, check: bool, jobs: int | None) -> int:
                     click.echo(f"{bad_mark} {p}")
                 continue
             mark = bad_mark if row.problems else good_mark
+            if games == 1:  # the table's header, once there is a game for it (an error comes alone)
+                click.echo(f"{'#':>5}   {'result':<6} {'termination':<12} {'turns':>5}  {'gods':<24} players")
             click.echo(
                 f"{number:>5} {mark} {row.result:<6} {row.termination:<12} {row.turns:>5}  {row.gods:<24} "
                 f"{row.players[0]} vs {row.players[1]}"
@@ -404,12 +405,10 @@ def _list_or_check(reader: _Reader, check: bool, jobs: int | None) -> int:
     except KeyboardInterrupt:
         click.echo("interrupted", err=True)
         return 130
+    if games == 0 and not damaged:
+        raise _fail(reader.error or f"{reader.path} holds no games")
     if reader.error:
         click.echo(f"error: {reader.error}", err=True)
-    if games == 0 and not damaged and reader.error is None:
-        raise _fail(f"{reader.path} holds no games")
-    if games == 0 and reader.error is not None and not check:
-        return 1
     summary = f"{games} game{'s' if games != 1 else ''}"
     if check:
         verdict = "all re-validate" if not bad else f"{bad} with problems"

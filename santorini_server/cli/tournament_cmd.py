@@ -27,8 +27,9 @@ from ..tournament.config import (
     save_settings,
 )
 from ..tournament.output import TournamentFiles
-from ..tournament.pool import default_processes, local_backend
+from ..tournament.pool import ProcessPoolBackend, default_processes, local_backend
 from ..tournament.runner import Interrupted, run_tournament, standings_block
+from .options import warn_time_controls
 
 __all__ = ["tournament", "new_settings", "resume_conflicts"]
 
@@ -95,6 +96,16 @@ def _dask_backend(config: TournamentConfig, address: str | None) -> Any:
             raise click.ClickException(DASK_MISSING) from None
         raise
     return DaskBackend(config, address)
+
+
+def _what_runs_the_games(executor: object, address: str | None) -> str:
+    """The banner's words for the backend: this process, a pool of referee processes, a Dask
+    local cluster, or a Dask scheduler elsewhere."""
+    if isinstance(executor, ProcessPoolBackend):
+        return f"games in {executor.processes} referee processes"
+    if executor is None:
+        return "games in this process"
+    return f"games on the Dask scheduler at {address}" if address else "games on a Dask local cluster"
 
 
 def _backend_error(group: BaseExceptionGroup) -> str | None:
@@ -307,6 +318,7 @@ def tournament(
         config = TournamentConfig.from_settings(settings)
     except ValueError as exc:
         raise click.ClickException(str(exc)) from None
+    warn_time_controls(config.tc, *(spec.tc for spec in config.specs))
     if address is None:  # games on this machine: its limits and cores apply
         _check_limits(config.concurrency, force_concurrency)
     if backend == "dask":
@@ -320,10 +332,7 @@ def tournament(
         raise click.ClickException(f"cannot write to {directory}: {exc.strerror or exc}") from None
     console = _Console()
     files = TournamentFiles(directory)
-    if address:
-        where = f"Dask at {address}"
-    else:
-        where = f"concurrency {config.concurrency}" + (" (Dask local cluster)" if executor else "")
+    where = f"concurrency {config.concurrency}, {_what_runs_the_games(executor, address)}"
     click.echo(f"Tournament: {len(config.specs)} engines, {len(config.schedule)} games, tc {config.tc}, {where}; "
                f"records in {directory}")
     io_log = make_io_log() if debug else None

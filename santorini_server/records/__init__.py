@@ -59,21 +59,24 @@ from .game import (
 from .payload import SCHEMA_VERSION, decode_record, encode_record
 from .results_jsonl import ResultsWriter, result_summary
 from .sgn import (
+    IMPORT_DEFAULTS,
     MAX_LINE,
     SgnError,
+    format_comment,
     format_sgn,
     format_sgn_games,
     iter_sgn,
     parse_sgn,
 )
-from .sgn_writer import SgnWriter
+from .sgn_writer import DeferredSgnWriter, SgnWriter
 
 __all__ = [
     # game
     "GameRecord", "TurnRecord", "RecordError", "RESULTS", "REQUIRED_TAGS",
     "TAG_ORDER", "MAX_COUNT", "check_tag", "check_text", "clean_text", "start_side_and_turn",
     # sgn
-    "SgnError", "MAX_LINE", "format_sgn", "format_sgn_games", "parse_sgn", "iter_sgn",
+    "SgnError", "MAX_LINE", "IMPORT_DEFAULTS", "format_comment", "format_sgn", "format_sgn_games", "parse_sgn",
+    "iter_sgn",
     # frames
     "ArchiveError", "CorruptFrame", "Frame", "MAGIC", "HEADER_SIZE", "MAX_PAYLOAD", "frame_payload",
     "iter_frames",
@@ -82,7 +85,8 @@ __all__ = [
     # archive
     "encode_frame", "read_frame", "scan_archive", "map_file", "iter_archive", "read_archive",
     # durable files and the writers
-    "DurableAppender", "atomic_file", "fsync_dir", "ArchiveWriter", "SgnWriter", "ResultsWriter",
+    "DurableAppender", "atomic_file", "fsync_dir", "ArchiveWriter", "SgnWriter", "DeferredSgnWriter",
+    "ResultsWriter",
     "result_summary",
     # convert
     "Format", "FORMATS", "detect_format", "format_of_name", "sgn_lines", "iter_records", "record_bytes",

@@ -14,7 +14,9 @@ back to *between* once the result token is read. Movetext is split into tokens: 
 Exactness. The writer emits one canonical text per record and the reader gives every record
 back unchanged: ``parse_sgn(format_sgn(r)) == [r]`` for every :class:`GameRecord`, and
 ``format_sgn(parse_sgn(x)[0]) == x`` for canonical text ``x``. Non-canonical but unambiguous
-input (extra spaces, other wrapping, ``0.870s``, ``2...`` after a comment) is accepted.
+input (extra spaces, other wrapping, ``0.870s``, ``2...`` after a comment) is accepted, and so
+is a game lacking tags that only describe it (:data:`IMPORT_DEFAULTS`, read as unknown, as PGN's
+import format reads a missing roster tag); the writer writes them, so its output is canonical.
 
 Comment grammar (inside the braces; ``SP`` is one space)::
 
@@ -52,6 +54,7 @@ from .game import (
     _SCORE_RE,
     _TURN_RE,
     REQUIRED_TAGS,
+    TAG_ORDER,
     GameRecord,
     RecordError,
     TurnRecord,
@@ -59,11 +62,37 @@ from .game import (
     start_side_and_turn,
 )
 
-__all__ = ["SgnError", "MAX_LINE", "format_sgn", "format_sgn_games", "parse_sgn", "iter_sgn"]
+__all__ = ["SgnError", "MAX_LINE", "IMPORT_DEFAULTS", "format_comment", "format_sgn", "format_sgn_games", "parse_sgn", "iter_sgn"]
 
 #: Movetext line limit. PGN export format keeps lines under 80 columns; a full turn (number and
 #: both turns) is never split unless it alone is longer, and a comment is never split.
 MAX_LINE = 79
+
+
+#: What a game that lacks these tags reads as: "unknown", as PGN's import format reads a missing
+#: Seven Tag Roster tag (PGN's own unknown-date form for ``Date``).  They only describe the game,
+#: so a file written by hand or by another tool replays and converts without them; the writer
+#: then writes them, canonically.  A missing ``Result`` is the movetext's result token.  The tags
+#: the rules need (``Gods``, ``Start``, ``Termination``) stay required.
+IMPORT_DEFAULTS: dict[str, str] = {
+    "Event": "?", "Site": "?", "Date": "????.??.??", "Round": "?", "Player1": "?", "Player2": "?", "TimeControl": "?",
+}
+
+
+def _complete(tags: list[tuple[str, str]], supplied: dict[str, str]) -> tuple[tuple[str, str], ...]:
+    """``tags`` with the ``supplied`` ones it lacks, each placed where the canonical order puts
+    it (before the first present tag that comes later in :data:`TAG_ORDER`, or last)."""
+    rank = {name: i for i, name in enumerate(TAG_ORDER)}
+    present = {name for name, _ in tags}
+    pending = sorted((rank[name], name) for name in supplied if name not in present)
+    out: list[tuple[str, str]] = []
+    for name, value in tags:
+        while pending and pending[0][0] < rank.get(name, len(rank)):
+            _, missing = pending.pop(0)
+            out.append((missing, supplied[missing]))
+        out.append((name, value))
+    out.extend((name, supplied[name]) for _, name in pending)
+    return tuple(out)
 
 
 class SgnError(RecordError):
@@ -128,8 +157,9 @@ def _format_time(ms: int) -> str:
     return f"{sec}.{rest:03d}s"
 
 
-def _format_comment(t: TurnRecord) -> str | None:
-    """The ``{...}`` token for a turn's telemetry and note, or None if it has none."""
+def format_comment(t: TurnRecord) -> str | None:
+    """The ``{...}`` token for a turn's telemetry and note, or None if it has none (as SGN holds
+    it: ``santorini replay`` shows this too, so a turn reads the same on screen and in the file)."""
     fields: list[str] = []
     if t.score is not None:
         fields.append(t.score if t.depth is None else f"{t.score}/{t.depth}")
@@ -165,7 +195,7 @@ def _movetext_groups(record: GameRecord) -> list[list[list[str]]]:
     groups: list[list[list[str]]] = []
     for i, t in enumerate(record.turns):
         unit = [t.turn]
-        comment = _format_comment(t)
+        comment = format_comment(t)
         if comment is not None:
             unit.append(comment)
         if side == 1:
@@ -310,7 +340,7 @@ class _Reader:
         self._names: set[str] = set()
 
     def _begin_movetext(self, lineno: int, column: int) -> None:
-        missing = [n for n in REQUIRED_TAGS if n not in self._names]
+        missing = [n for n in REQUIRED_TAGS if n not in self._names and n not in IMPORT_DEFAULTS and n != "Result"]
         try:
             if missing:
                 raise RecordError(f"missing required tag(s): {', '.join(missing)}")
@@ -318,7 +348,7 @@ class _Reader:
             self._side, self._number = start_side_and_turn(start)
         except RecordError as e:
             raise SgnError(f"movetext begins but {e}", lineno, column) from None
-        self._result = dict(self._tags)["Result"]
+        self._result: str | None = dict(self._tags).get("Result")  # None: the result token's
         self._turns: list[TurnRecord] = []
         self._numbered = False  # a move number was read for the turn to come
         self._commentable = False  # the last token was a turn (a comment may follow)
@@ -429,10 +459,10 @@ class _Reader:
     def _finish(self, token: str, lineno: int, col: int) -> GameRecord:
         if self._numbered:
             raise SgnError(f"result {token!r} follows a move number", lineno, col)
-        if token != self._result:
+        if self._result is not None and token != self._result:
             raise SgnError(f"result {token!r} differs from the Result tag {self._result!r}", lineno, col)
         try:
-            game = GameRecord(tuple(self._tags), tuple(self._turns))
+            game = GameRecord(_complete(self._tags, {**IMPORT_DEFAULTS, "Result": token}), tuple(self._turns))
         except RecordError as e:
             raise SgnError(str(e), lineno, col) from None
         self._reset()
@@ -442,7 +472,8 @@ class _Reader:
         if self._state == "tags":
             raise SgnError("end of input after tag pairs: movetext and result missing", lineno, column)
         if self._state == "movetext":
-            raise SgnError(f"end of input: missing result (expected {self._result!r})", lineno, column)
+            expected = f"expected {self._result!r}" if self._result is not None else "1-0, 0-1 or *"
+            raise SgnError(f"end of input: missing result ({expected})", lineno, column)
 
 
 def iter_sgn(stream: Iterable[str]) -> Iterator[GameRecord]:

@@ -48,6 +48,7 @@ from ..sei import (
     EngineMessage,
     Feature,
     Gods,
+    HandshakeTrace,
     Id,
     Option,
     Quit,
@@ -450,15 +451,26 @@ class EngineChannel:
         Every ``gods`` line adds its names (SPEC.md section 4.3: zero or more lines), and likewise
         ``feature`` lines; ``id`` and ``option`` lines set their field.
 
+        A handshake that fails says what arrived (:class:`~santorini_server.sei.HandshakeTrace`):
+        always when no ``seiok`` came in time, and after a ``crash`` when the engine wrote
+        something the protocol does not define.
+
         Raises:
             EngineFailure: ``stall`` (no ``seiok`` ``within`` seconds), ``crash``, ``engine-error``.
         """
         info = self.info = EngineInfo()
+        trace = HandshakeTrace()
         started = self.now()
         with trio.move_on_after(within):
             started = await self.send(Sei(version=1))
             while True:
-                event = await self.next_event()
+                try:
+                    event = await self.next_event()
+                except EngineFailure as exc:
+                    if exc.kind != "crash" or not (trace.confusing or self.conn.partial_line.strip()):
+                        raise
+                    raise EngineFailure(exc.kind, f"{exc.detail}; {trace.explain(self.conn.partial_line)}") from None
+                trace.saw(event)
                 if isinstance(event, Id):
                     if event.field == "name":
                         info.name = event.value
@@ -474,7 +486,7 @@ class EngineChannel:
                     info.version = event.version
                     return self.arrived - started
         self.broken = True
-        raise EngineFailure("stall", f"no seiok within {within:g} s")
+        raise EngineFailure("stall", f"no seiok within {within:g} s: {trace.explain(self.conn.partial_line)}")
 
     # -- the end -----------------------------------------------------------------------------
 

@@ -26,6 +26,7 @@ them through :func:`bundled_argv` too), never the engines' code.
 
 from __future__ import annotations
 
+import difflib
 import os
 import re
 import shlex
@@ -34,11 +35,18 @@ from dataclasses import dataclass, replace
 
 from ..adjudicator import TimeControl, parse_tc
 
-__all__ = ["EngineSpec", "parse_engine_spec", "BUNDLED_NAMES", "bundled_argv", "parse_size"]
+__all__ = ["EngineSpec", "parse_engine_spec", "SPEC_KEYS", "BUNDLED_NAMES", "bundled_argv", "parse_size"]
 
 #: Bundled engines by name; each runs as ``python -m santorini_engines.<module>`` (SPEC.md section 9).
 _BUNDLED_MODULES = {"random": "random_engine", "greedy": "greedy", "alphabeta": "alphabeta"}
 BUNDLED_NAMES: tuple[str, ...] = tuple(_BUNDLED_MODULES)
+
+#: Every key of a spec, as the errors list them (``option.NAME`` stands for any option).
+SPEC_KEYS: tuple[str, ...] = (
+    "cmd", "name", "arg", "dir", "option.NAME", "tc", "timemargin", "limit.memory", "limit.cpu", "restart", "bundled",
+    "proto",
+)
+_KNOWN_KEYS = "known keys: " + ", ".join(f"{key}=" for key in SPEC_KEYS)
 
 _SIZE_RE = re.compile(r"(?P<n>\d+)(?P<unit>[KMG]?)B?", re.I)
 
@@ -86,6 +94,15 @@ class EngineSpec:
         )
 
 
+def _unknown_key(key: str) -> str:
+    """``unknown key 'nmae' (did you mean name=?); known keys: ...``."""
+    _head, dot, tail = key.partition(".")
+    candidates = [f"option.{tail}" if k == "option.NAME" and dot else k for k in SPEC_KEYS]
+    close = difflib.get_close_matches(key, candidates, n=1, cutoff=0.6)
+    guess = f" (did you mean {close[0]}=?)" if close else ""
+    return f"unknown key {key!r}{guess}; {_KNOWN_KEYS}"
+
+
 def parse_engine_spec(text: str, *, allow_partial: bool = False) -> EngineSpec:
     """Parse a bundled engine name or a ``key=value`` spec.
 
@@ -117,8 +134,8 @@ def parse_engine_spec(text: str, *, allow_partial: bool = False) -> EngineSpec:
                 bundled = token
                 continue
             raise ValueError(
-                f"bad engine spec token {token!r}: expected key=value "
-                "(cmd=, name=, arg=, dir=, option.NAME=, tc=, timemargin=, limit.memory=, limit.cpu=, restart=)"
+                f"bad engine spec token {token!r}: expected key=value or a bundled engine "
+                f"({', '.join(BUNDLED_NAMES)}); {_KNOWN_KEYS}"
             )
         try:
             if key == "cmd":
@@ -157,7 +174,7 @@ def parse_engine_spec(text: str, *, allow_partial: bool = False) -> EngineSpec:
                 if value != "sei":
                     raise ValueError(f"unsupported protocol {value!r} (only sei)")
             else:
-                raise ValueError("unknown key")
+                raise ValueError(_unknown_key(key))
         except ValueError as exc:
             raise ValueError(f"bad engine spec token {token!r}: {exc}") from None
     argv: list[str]

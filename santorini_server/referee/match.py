@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 import trio
 
 from ..adjudicator import GameReport, GameSetup, TimeControl
-from ..records import GameRecord, SgnWriter
+from ..records import DeferredSgnWriter, GameRecord, SgnWriter
 from ..stats.standings import format_score_line
 from .engine import EngineFailure
 from .engine_spec import EngineSpec
@@ -45,7 +45,7 @@ async def run_match(
     config: MatchConfig,
     *,
     emit: Callable[[str], None] = print,
-    writer: SgnWriter | None = None,
+    writer: SgnWriter | DeferredSgnWriter | None = None,
     io_log: Callable[[str, str, str], None] | None = None,
 ) -> MatchSummary:
     """Play the match; print cutechess-style lines through ``emit``; append records to ``writer``.

@@ -18,6 +18,7 @@ from ._state import (
 )
 from .codec import EOF, MAX_LINE_LENGTH, NEED_DATA, SeiConnection
 from .errors import LocalProtocolError, RemoteProtocolError, SeiProtocolError
+from .handshake import HandshakeTrace
 from .messages import (
     OPTION_TYPES,
     RESULT_REASONS,
@@ -56,6 +57,7 @@ __all__ = [
     "NEED_DATA",
     "EOF",
     "MAX_LINE_LENGTH",
+    "HandshakeTrace",
     # states
     "State",
     "NEW",

@@ -103,6 +103,12 @@ class SeiConnection:
         return bool(self._line_start) or self._overlong is not None or self._closed or self._cs.state is ERROR
 
     @property
+    def partial_line(self) -> bytes:
+        """Output after the last complete line: a line the engine has not ended (yet), or the
+        fragment left at EOF.  For diagnostics (a handshake that never ends says what it got)."""
+        return bytes(self._buffer[self._line_start :]) or self._trailing_data
+
+    @property
     def trailing_data(self) -> bytes:
         """An unterminated last line found at EOF (empty if none), kept for the log.
 

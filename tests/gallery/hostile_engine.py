@@ -10,7 +10,10 @@ unique marker) are ignored.
 Faults (``fault=``):
 
 * handshake: ``exit-before-seiok`` (exit code 7 after ``id name``), ``mute`` (never answers
-  ``sei``).
+  ``sei``); never a readable ``seiok``, then silent: ``uppercase`` (``SEIOK 1``), ``unflushed``
+  (writes its handshake and never flushes), ``banner`` (debug text), ``no-newline``
+  (``seiok 1`` without a line end), ``no-seiok`` (``id`` lines only); ``uppercase-exit``
+  (``SEIOK 1``, then exit code 3).
 * new game: ``late-ready`` (answers the ``isready`` after ``newgame`` only after ``delay=MS``,
   default never), ``early-bestmove`` (a ``bestmove`` with no ``go``, before ``readyok``).
 * turn: ``crash`` (exit code ``code=N``, default 5), ``signal`` (kills itself with SIGSEGV),
@@ -34,6 +37,7 @@ Faults (``fault=``):
 
 from __future__ import annotations
 
+import io
 import os
 import select
 import signal
@@ -49,6 +53,27 @@ out = sys.stdout.buffer
 def say(data: bytes | str) -> None:
     out.write(data.encode() if isinstance(data, str) else data)
     out.flush()
+
+
+_BUFFERED: list[io.BufferedWriter] = []
+
+
+def _unflushed() -> None:
+    # A block-buffered stdout, as C's stdio and Python's give on a pipe (PYTHONUNBUFFERED aside):
+    # the handshake stays in the buffer.
+    _BUFFERED.append(io.BufferedWriter(io.FileIO(1, "w", closefd=False)))
+    _BUFFERED[0].write(b"id name hostile\nseiok 1\n")
+
+
+#: Handshakes that never reach a ``seiok`` the referee can read, each a newcomer's mistake.
+_HANDSHAKE_FAULTS = {
+    "uppercase": lambda: say("id name hostile\nSEIOK 1\n"),
+    "unflushed": _unflushed,
+    "banner": lambda: say("MyBot v0.1 by me\nloading\ttables...\n" + "".join(f"table {i}\n" for i in range(5))),
+    "no-newline": lambda: say("id name hostile\nseiok 1"),
+    "no-seiok": lambda: say("id name hostile\nid author tests\n"),
+    "uppercase-exit": lambda: (say("SEIOK 1\n"), sys.exit(3)),
+}
 
 
 def main() -> None:
@@ -74,6 +99,9 @@ def main() -> None:
         cmd = words[0]
         if cmd == "sei":
             if fault == "mute":
+                continue
+            if fault in _HANDSHAKE_FAULTS:
+                _HANDSHAKE_FAULTS[fault]()
                 continue
             say("id name hostile\nid author tests\n")
             if fault == "exit-before-seiok":
