@@ -260,7 +260,7 @@ def test_match_warns_of_a_likely_slip_in_a_time_control_and_plays_on() -> None:
     result = CliRunner().invoke(main, ["match", gallery("instant", name="A"), engine, "--games", "1", "--tc", "3601+1"])
     assert result.exit_code == 0, result.output
     assert result.stderr.splitlines() == [
-        "warning: time control '3601+1' gives 3601 s (1.0 hours) on the clock: times are in seconds",
+        "warning: time control '3601+1' gives 3601 s (60 minutes) on the clock: times are in seconds",
         "warning: time control '1+2' adds 2 s a turn, more than its 1 s base",
     ]
     assert "Finished game 1 (A vs B)" in result.stdout

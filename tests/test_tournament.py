@@ -154,7 +154,7 @@ def test_a_likely_slip_in_a_time_control_is_a_warning_and_the_tournament_runs(tm
                 "--out", str(tmp_path / "t"), "-j", "1"])
     assert proc.returncode == 0, proc.stderr
     assert proc.stderr.splitlines() == [
-        "warning: time control '3601+1' gives 3601 s (1.0 hours) on the clock: times are in seconds",
+        "warning: time control '3601+1' gives 3601 s (60 minutes) on the clock: times are in seconds",
         "warning: time control '1+2' adds 2 s a turn, more than its 1 s base",
     ]
     assert proc.stdout.count("Finished game") == 2

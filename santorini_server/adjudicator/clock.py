@@ -43,8 +43,9 @@ _CLOCK_RE = re.compile(
 _DECIMAL_COMMA = re.compile(r"(?<=\d),(?=\d)")
 #: The number holding the first decimal comma, and the character before it (what it is).
 _COMMA_NUMBER = re.compile(r"(?P<before>^|[^\d.:,])(?P<number>[\d.:]*\d,\d[\d.:]*)")
-#: Base times above this are suspect (seconds taken for milliseconds, or minutes for seconds).
-SUSPECT_BASE_MS = 3_600_000
+#: Base times from this up are suspect (milliseconds or minutes typed where seconds are meant:
+#: ``--tc 2000`` meant as 2 s); every base over an hour is among them.
+SUSPECT_BASE_MS = 1_000_000
 
 
 def _seconds(text: str) -> float:
@@ -193,14 +194,14 @@ def _parse_parts(text: str) -> TimeControl:
 
 
 def tc_warnings(tc: TimeControl) -> list[str]:
-    """What is legal in a time control but likely a slip: a base over an hour (``--tc 2000`` is
-    2,000 s), an increment larger than the base.  One line each, for the command to print."""
+    """What is legal in a time control but likely a slip: a base of 1,000 s or more (``--tc 2000``
+    is 2,000 s, not 2; so is every base over an hour), an increment larger than the base.  One
+    line each, for the command to print."""
     warnings = []
-    if tc.base_ms is not None and tc.base_ms > SUSPECT_BASE_MS:
-        warnings.append(
-            f"time control {str(tc)!r} gives {_fmt(tc.base_ms)} s ({tc.base_ms / 3_600_000:.1f} hours) "
-            "on the clock: times are in seconds"
-        )
+    if tc.base_ms is not None and tc.base_ms >= SUSPECT_BASE_MS:
+        minutes = tc.base_ms / 60_000
+        span = f"{minutes:.0f} minutes" if minutes < 120 else f"{minutes / 60:.1f} hours"
+        warnings.append(f"time control {str(tc)!r} gives {_fmt(tc.base_ms)} s ({span}) on the clock: times are in seconds")
     if tc.base_ms is not None and tc.inc_ms > tc.base_ms:
         warnings.append(
             f"time control {str(tc)!r} adds {_fmt(tc.inc_ms)} s a turn, more than its {_fmt(tc.base_ms)} s base"
