@@ -11,13 +11,14 @@ from .errors import (
     MalformedTurnError,
     NotationError,
 )
+from .explain import Explanation, explain_turn
 from .gods import EXTRA_SIMPLE_GODS, GODS, MORTAL, SIMPLE_GODS, check_matchup, ruleset_of
 from .movegen import WIN_CLIMB, WIN_NONE, WIN_PAN
 from .perft import divide, perft
 from .position import Position, Transition, parse_sps
 from .sps import START_SPS, format_sps
 from .squares import SQUARE_NAMES, Square, parse_square, square_name
-from .stn import TurnText, canonical_stn, format_stn, parse_stn
+from .stn import TurnText, canonical_stn, format_stn, parse_stn, respell_stn
 
 __all__ = [
     "IllegalTurnError",
@@ -25,6 +26,8 @@ __all__ = [
     "MalformedPositionError",
     "MalformedTurnError",
     "NotationError",
+    "Explanation",
+    "explain_turn",
     "EXTRA_SIMPLE_GODS",
     "GODS",
     "MORTAL",
@@ -49,4 +52,5 @@ __all__ = [
     "canonical_stn",
     "format_stn",
     "parse_stn",
+    "respell_stn",
 ]
