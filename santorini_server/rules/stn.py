@@ -89,7 +89,7 @@ _SLIPS = (
     (re.compile(r"\+[a-e][1-5]d(?![1-5])"), "a dome is a capital D (+c3D)"),
     (re.compile(r"(?:^|[^+a-e1-5])[a-e][1-5][a-e][1-5]"), "squares of a move are joined by '-' (b3-b4), of a placement by ','"),
 )
-_SQUARE_LIKE = re.compile(r"[a-z][0-9]+")
+_SQUARE_LIKE = re.compile(r"[a-z][0-9]{1,3}")  # a bounded quote: engines may send megabytes
 
 
 def malformed_reason(text: str) -> str:
