@@ -364,8 +364,7 @@ class _Diagnosis:
             return False
         after = _Board(self.pos)
         after.levels, after.mine, after.theirs = list(board.levels), set(board.mine), set(board.theirs)
-        if to in after.theirs and self.god == "minotaur" and PUSH_TARGET.get((frm, to)) is None:
-            return False
+        # (a Minotaur's push square exists: _entry_fact has said so first)
         after.apply(_Atom("move", "", SQUARE_NAMES[frm], SQUARE_NAMES[to]), self.god)
         occupied = after.workers()
         return not any(_next_to(to, sq) and sq not in occupied and after.levels[sq] != 4 for sq in range(25))
