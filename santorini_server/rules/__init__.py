@@ -1,4 +1,5 @@
-"""The rules core: positions and their text forms (SPS, STN), legal complete turns, perft.
+"""The rules core: positions and their text forms (SPS, STN), legal complete turns, perft,
+and why a turn is refused (``explain``).
 
 Pure: no I/O, no trio, nothing from the rest of the referee (``tests/test_layers.py`` holds the
 import graph to that).
