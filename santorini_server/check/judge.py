@@ -12,8 +12,7 @@ from collections.abc import Sequence
 
 from ..adjudicator import Adjudicator, GameSetup, Outcome, Resignation, TimeControl
 from ..adjudicator import Answer as TurnAnswer
-from ..rules import Position
-from ..rules.explain import rejection
+from ..rules import Position, rejection
 from ..sei import BestMove, Go, PositionCommand, Resign
 from ..termination import Termination
 from .report import Verdict

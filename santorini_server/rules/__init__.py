@@ -12,7 +12,7 @@ from .errors import (
     MalformedTurnError,
     NotationError,
 )
-from .explain import Explanation, explain_turn
+from .explain import Explanation, explain_turn, rejection
 from .gods import EXTRA_SIMPLE_GODS, GODS, MORTAL, SIMPLE_GODS, check_matchup, ruleset_of
 from .movegen import WIN_CLIMB, WIN_NONE, WIN_PAN
 from .perft import divide, perft
@@ -29,6 +29,7 @@ __all__ = [
     "NotationError",
     "Explanation",
     "explain_turn",
+    "rejection",
     "EXTRA_SIMPLE_GODS",
     "GODS",
     "MORTAL",
