@@ -89,7 +89,8 @@ _SLIPS = (
     (re.compile(r"\+[a-e][1-5]d(?![1-5])"), "a dome is a capital D (+c3D)"),
     (re.compile(r"(?:^|[^+a-e1-5])[a-e][1-5][a-e][1-5]"), "squares of a move are joined by '-' (b3-b4), of a placement by ','"),
 )
-_SQUARE_LIKE = re.compile(r"[a-z][0-9]{1,3}")  # a bounded quote: engines may send megabytes
+_SQUARE_LIKE = re.compile(r"[a-wyz][0-9]{1,3}")  # (x is the capture mark; a bounded quote: engines may send megabytes)
+_SQUARE = re.compile(_SQ)
 
 
 def malformed_reason(text: str) -> str:
@@ -104,9 +105,6 @@ def malformed_reason(text: str) -> str:
         if not _SQUARE.fullmatch(m[0]):
             return f"{m[0]} is not a square (files a-e, ranks 1-5)"
     return "not STN (e.g. b3,d3 or b3-b4+c5)"
-
-
-_SQUARE = re.compile(_SQ)
 
 
 def respell_stn(text: str) -> str:
