@@ -208,15 +208,17 @@ def test_resignation() -> None:
 @pytest.mark.parametrize(
     ("turn", "detail"),
     [
-        ("a1-a2+a3", "'a1-a2+a3'"),  # a move as a placement
-        ("a1,a1", "'a1,a1'"),
-        ("b3-b9+c4", "malformed 'b3-b9+c4'"),
-        ("zz", "malformed 'zz'"),
-        ("b" * 200_000, "malformed '" + "b" * 119 + "... (200002 chars)"),
-        ("a1,\x07a2", "malformed 'a1,\\x07a2'"),
+        # a move as a placement
+        ("a1-a2+a3", "'a1-a2+a3': place both workers first, on two empty squares (e.g. b3,d3)"),
+        ("a1,a1", "'a1,a1': both workers cannot stand on a1"),
+        ("b3-b9+c4", "malformed 'b3-b9+c4': b9 is not a square (files a-e, ranks 1-5)"),
+        ("zz", "malformed 'zz': not STN (e.g. b3,d3 or b3-b4+c5)"),
+        ("b" * 200_000, "malformed '" + "b" * 119 + "... (200002 chars): not STN (e.g. b3,d3 or b3-b4+c5)"),
+        ("a1,\x07a2", "malformed 'a1,\\x07a2': not STN (e.g. b3,d3 or b3-b4+c5)"),
+        ("B2,B3", "malformed 'B2,B3': squares are lowercase (b2,b3 is legal here)"),
     ],
 )
-def test_a_malformed_or_illegal_turn_loses_with_the_turn_quoted_and_cut(turn: str, detail: str) -> None:
+def test_a_malformed_or_illegal_turn_loses_with_the_turn_quoted_and_cut_and_the_reason(turn: str, detail: str) -> None:
     adj = game()
     ask(adj)
     assert adj.receive(Answer(turn=turn, elapsed_ms=3)) == Outcome(2, T.ILLEGAL, detail)
@@ -513,10 +515,10 @@ def play_and_check(gods: tuple[str, str], choose: Chooser) -> Termination:
         else:
             try:
                 transition = pos.play(text)
-            except MalformedTurnError:
-                expected = Outcome(2 - seat, T.ILLEGAL, "malformed " + quoted(text))
-            except IllegalTurnError:
-                expected = Outcome(2 - seat, T.ILLEGAL, quoted(text))
+            except MalformedTurnError as exc:
+                expected = Outcome(2 - seat, T.ILLEGAL, f"malformed {quoted(text)}: {exc.reason}")
+            except IllegalTurnError as exc:
+                expected = Outcome(2 - seat, T.ILLEGAL, f"{quoted(text)}: {exc.reason}")
             else:
                 played.append((transition.stn, round(elapsed)))
                 pos = transition.position
@@ -593,6 +595,8 @@ def test_the_adjudicator_loads_no_io_layer_and_the_tags_load_nothing() -> None:
         (Outcome(2, T.RESIGN, "bestmove resign"), "A resigns"),
         (Outcome(1, T.TIME, "by 37 ms"), "B loses on time by 37 ms"),
         (Outcome(1, T.ILLEGAL, "'a1-a1+a1'"), "B makes an illegal turn: 'a1-a1+a1'"),
+        (Outcome(1, T.ILLEGAL, "'c4-b5': after moving, build next to b5 (e.g. c4-b5+c4)"),
+         "B makes an illegal turn: 'c4-b5': after moving, build next to b5 (e.g. c4-b5+c4)"),
         (Outcome(1, T.CRASH, "exited (exit code 5)"), "B disconnects: exited (exit code 5)"),
         (Outcome(1, T.STALL, ""), "B's connection stalls"),
         (Outcome(1, T.ENGINE_ERROR, "error x"), "B engine error: error x"),

@@ -133,7 +133,9 @@ async def test_illegal_answers_fail_every_turn_check() -> None:
         "athena-up", "god-athena", "clock", "clock-p2", "movetime", "depth", "nodes", "stop",
     }
     assert failed(report) == turn_checks | {"info"}, describe(report)
-    assert report.result("cross").reason.startswith("bestmove rejected: illegal turn 'a1-a1+a1' in mortal/mortal;")
+    assert report.result("cross").reason == (
+        f"bestmove rejected: illegal turn 'a1-a1+a1' in {CROSS_SPS}: a1 has no worker of yours: yours are on b3 and d3"
+    )
 
 
 async def test_engine_that_keeps_crashing_is_declared_dead_and_the_rest_counts_as_failed() -> None:
@@ -285,8 +287,13 @@ CLOCKED = Go(p1time=1000, p2time=1000, p1inc=10, p2inc=10)
          "bestmove after 350 ms over movetime 200 + 100 ms grace (time loss)"),
         (_answer("b3-b4+c5", 0.25), Go(movetime=200), "pass", "bestmove b3-b4+c5 in 250 ms"),
         (_answer(None, 0.1, resign=True), CLOCKED, "fail", "resigned in a position with 68 legal turns"),
-        (_answer("zz", 0.05), CLOCKED, "fail", "bestmove rejected: malformed 'zz' (not STN, e.g. b3,d3 or b3-b4+c5)"),
-        (_answer("a1-a2+a3", 0.05), CLOCKED, "fail", f"bestmove rejected: illegal turn 'a1-a2+a3' in {CROSS_SPS}"),
+        (_answer("zz", 0.05), CLOCKED, "fail", "bestmove rejected: malformed turn 'zz': not STN (e.g. b3,d3 or b3-b4+c5)"),
+        (_answer("B3-B4+C5", 0.05), CLOCKED, "fail",
+         "bestmove rejected: malformed turn 'B3-B4+C5': squares are lowercase (b3-b4+c5 is legal here)"),
+        (_answer("a1-a2+a3", 0.05), CLOCKED, "fail",
+         f"bestmove rejected: illegal turn 'a1-a2+a3' in {CROSS_SPS}: a1 has no worker of yours: yours are on b3 and d3"),
+        (_answer("b3-b4", 0.05), CLOCKED, "fail",
+         f"bestmove rejected: illegal turn 'b3-b4' in {CROSS_SPS}: after moving, build next to b4 (e.g. b3-b4+b3)"),
         # a time loss is ruled before the turn is looked at, as in a game
         (_answer("zz", 1.2), CLOCKED, "fail", "bestmove after 1200 ms with 1000 ms on its clock (time loss)"),
         (_answer(None, 1.5), CLOCKED, "fail", "no bestmove within 1500 ms (1000 ms on its clock)"),

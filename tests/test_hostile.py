@@ -25,6 +25,7 @@ import trio.testing
 
 from santorini_server.adjudicator import parse_tc
 from santorini_server.check import run_compliance
+from santorini_server.records import parse_sgn
 from santorini_server.referee import Engine, EngineFailure, GameSetup, parse_engine_spec, play_game
 from santorini_server.referee.match import MatchConfig, MatchSummary, run_match
 from santorini_server.rules import GODS
@@ -319,10 +320,15 @@ async def test_bestmove_without_go_or_a_second_bestmove_is_an_engine_error(
     ("fault", "args", "detail", "turns", "starts"),
     [
         # a turn the rules refuse: the engine is still in step with the protocol, so it is reused
-        ("malformed", (), "malformed 'b3-b9+c4'", 2, 1),
-        ("illegal", (), "'a1-a2+a3'", 2, 1),
-        ("wrong-phase", (), "'a1,e5'", 2, 1),  # a placement in the play phase
-        ("wrong-phase", ("at=1",), "'b3-b4+c5'", 0, None),  # a move as the first placement
+        # (each detail is the quoted turn, then the rules' reason: game 1's position is a1,a2/a3,a4)
+        ("malformed", (), "malformed 'b3-b9+c4': b9 is not a square (files a-e, ranks 1-5)", 2, 1),
+        ("uppercase", (), "malformed 'A2-B3+B4': squares are lowercase (a2-b3+b4 is legal here)", 2, 1),
+        ("illegal", (), "'a1-a2+a3': a2 holds your other worker", 2, 1),
+        ("no-build", (), "'a2-b3': after moving, build next to b3 (e.g. a2-b3+a2)", 2, 1),
+        # a placement in the play phase
+        ("wrong-phase", (), "'a1,e5': your workers are placed: move one, then build (e.g. a2-b3+b4)", 2, 1),
+        # a move as the first placement
+        ("wrong-phase", ("at=1",), "'b3-b4+c5': place both workers first, on two empty squares (e.g. b3,d3)", 0, None),
         # a bestmove line the codec refuses: the connection is in ERROR, so it is restarted
         ("badbytes", (), "bestmove turn is not printable ASCII: 'bestmove b3\ufffd\ufffd,d3'", 2, 2),
         ("control", (), "bestmove turn is not printable ASCII: 'bestmove a2-b3+b4\\x07'", 2, 2),
@@ -348,7 +354,23 @@ async def test_an_illegal_turn_cut_to_a_sane_length(tmp_path: Path) -> None:
     summary, _ = await match(h.spec, games=1)
     ((termination, detail),) = losses(summary)
     assert termination == "illegal"
-    assert detail == "malformed '" + "b" * 119 + "... (200002 chars)"
+    assert detail == "malformed '" + "b" * 119 + "... (200002 chars): not STN (e.g. b3,d3 or b3-b4+c5)"
+    assert_clean(h)
+
+
+def test_match_lines_and_records_say_why_a_turn_is_illegal(tmp_path: Path) -> None:
+    """The reason reaches the ``Finished game`` line and the SGN's TerminationDetail."""
+    h = Hostile(tmp_path, "no-build")
+    out = tmp_path / "games.sgn"
+    proc = subprocess.run(
+        [PY, "-m", "santorini_server.cli", "match", h.spec, instant(), "--games", "1", "--tc", "5+0.05", "--out", str(out)],
+        capture_output=True, text=True, timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    why = "'a2-b3': after moving, build next to b3 (e.g. a2-b3+a2)"
+    assert f"0-1 {{Hostile makes an illegal turn: {why}}}" in proc.stdout
+    (record,) = parse_sgn(out.read_text())
+    assert (record.termination, record.termination_detail) == ("illegal", why)
     assert_clean(h)
 
 
@@ -586,6 +608,20 @@ def tournament(
     jsonl = out / "results.jsonl"
     results = [json.loads(line) for line in jsonl.read_text().splitlines()] if jsonl.exists() else []
     return proc, results
+
+
+def test_tournament_lines_and_results_say_why_a_turn_is_illegal(tmp_path: Path) -> None:
+    h = Hostile(tmp_path, "no-build")
+    proc, results = tournament(tmp_path, instant("Solid"), h.spec)
+    assert proc.returncode == 0, proc.stderr
+    reasons = {
+        "'a2-b3': after moving, build next to b3 (e.g. a2-b3+a2)",  # as player 1
+        "'a4-a5': after moving, build next to a5 (e.g. a4-a5+a4)",  # as player 2
+    }
+    assert {(r["termination"], r["detail"]) for r in results} == {("illegal", why) for why in reasons}
+    for why in reasons:
+        assert f"Hostile makes an illegal turn: {why}}}" in proc.stdout
+    assert_clean(h)
 
 
 def test_tournament_completes_with_broken_entrants_restarted(tmp_path: Path) -> None:

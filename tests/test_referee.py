@@ -53,10 +53,10 @@ async def test_a_game_between_instant_engines_ends_in_a_recorded_win() -> None:
     assert all(t.time_ms is not None and t.depth == 1 and t.score == "+5" for t in report.record.turns)
 
 
-async def test_illegal_turn_loses_with_the_turn_quoted() -> None:
+async def test_illegal_turn_loses_with_the_turn_quoted_and_the_reason() -> None:
     report = await play(gallery("instant", name="A"), gallery("instant", "illegal", name="B"))
     assert (report.outcome.winner, report.outcome.termination) == (1, "illegal")
-    assert report.outcome.detail == "'a1-a1+a1'"
+    assert report.outcome.detail == "'a1-a1+a1': a1 holds your opponent's worker: yours are on a3 and a4"
     assert len(report.record.turns) == 3  # two placements and player 1's first play turn
 
 

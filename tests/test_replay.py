@@ -93,7 +93,7 @@ def test_an_illegal_turn_is_reported_with_game_turn_move_number_and_sps() -> Non
     (problem,) = result.problems
     assert problem == ReplayProblem(
         17, 4, "2... c4-c5+b4",
-        "illegal turn 'c4-c5+b4' in mortal/mortal;00100/00000/00000/00000/00000;b4,d3/c2,c4;2;2",
+        "illegal turn 'c4-c5+b4' in mortal/mortal;00100/00000/00000/00000/00000;b4,d3/c2,c4;2;2: b4 is occupied",
     )
     assert str(problem).startswith("game 17, turn 4 (2... c4-c5+b4): illegal turn 'c4-c5+b4' in mortal/")
 
@@ -102,7 +102,9 @@ def test_a_malformed_turn_is_reported() -> None:
     turns = turns_of(sample())
     turns[4] = "b4b5a5"
     (reason,) = reasons(edit(sample(), turns))
-    assert reason.startswith("game 7, turn 5 (3. b4b5a5): malformed turn 'b4b5a5'")
+    assert reason == (
+        "game 7, turn 5 (3. b4b5a5): malformed turn 'b4b5a5': squares of a move are joined by '-' (b3-b4), of a placement by ','"
+    )
 
 
 def test_a_non_canonical_spelling_is_a_problem() -> None:
@@ -261,7 +263,7 @@ def test_check_exit_status(files: dict[str, Path]) -> None:
     assert code == 1
     assert out.splitlines() == [
         "✗ game 2, turn 4 (2... c4-c5+b4): illegal turn 'c4-c5+b4' in "
-        "mortal/mortal;00100/00000/00000/00000/00000;b4,d3/c2,c4;2;2",
+        "mortal/mortal;00100/00000/00000/00000/00000;b4,d3/c2,c4;2;2: b4 is occupied",
         "✗ game 3: result 0-1 climb but the winning turn (c5-b5) was played by player 1",
         "checked 3 games: 2 with problems",
     ]

@@ -71,9 +71,9 @@ def test_placement_not_on_a_worker_or_dome_nor_twice_the_same_square() -> None:
 
 
 def test_placement_phase_rejects_moves_and_play_phase_rejects_placements() -> None:
-    with pytest.raises(IllegalTurnError, match="expected a placement"):
+    with pytest.raises(IllegalTurnError, match="place both workers first"):
         Position.start().play("b3-b4+c5")
-    with pytest.raises(IllegalTurnError, match="not a placement"):
+    with pytest.raises(IllegalTurnError, match="your workers are placed: move one, then build"):
         pos(p1="b3,d3", p2="c2,c4").play("a1,a2")
 
 

@@ -16,7 +16,8 @@ Every decision lives here, once: a side with no complete turn loses before it is
 section 6: "Order of checks on a reply: the clock first, then the ``bestmove``.  A turn
 that is both late and illegal loses on ``time``"); a resignation, a malformed or illegal turn,
 a missed deadline and an engine failure each end the game with one wording of their detail
-(the one tools parse, see :meth:`Outcome.reason`).
+(the one tools parse, see :meth:`Outcome.reason`); a refused turn's detail is the quoted turn
+(``'c4-b5'``, ``malformed 'B2,B3'``), then ``: `` and the rules' reason for refusing it.
 
 A person's seat (``humans=``) differs in two ways only: its clock is charged and recorded but
 never enforced, and a turn it types that is malformed or illegal is not a loss -- ``receive``
@@ -183,10 +184,10 @@ class Adjudicator:
         if transition is None:
             try:
                 transition = self._position.play(event.turn)
-            except MalformedTurnError:
-                return self._lose(seat, Termination.ILLEGAL, "malformed " + cut_detail(repr(event.turn)))
-            except IllegalTurnError:
-                return self._lose(seat, Termination.ILLEGAL, cut_detail(repr(event.turn)))
+            except MalformedTurnError as exc:
+                return self._lose(seat, Termination.ILLEGAL, "malformed " + cut_detail(repr(event.turn)) + _why(exc))
+            except IllegalTurnError as exc:
+                return self._lose(seat, Termination.ILLEGAL, cut_detail(repr(event.turn)) + _why(exc))
         self._played.append((transition.stn, round(event.elapsed_ms), event.info))
         self._moves.append(transition.stn)
         self._position = transition.position
@@ -233,3 +234,8 @@ class Adjudicator:
         self._outcome = outcome
         self._request = None
         return outcome
+
+
+def _why(exc: MalformedTurnError | IllegalTurnError) -> str:
+    """The rules' reason, appended to the quoted turn (tools parse the part before it)."""
+    return f": {exc.reason}" if exc.reason else ""  # the rules' own words, bounded: never cut

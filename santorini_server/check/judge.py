@@ -12,8 +12,8 @@ from collections.abc import Sequence
 
 from ..adjudicator import Adjudicator, GameSetup, Outcome, Resignation, TimeControl
 from ..adjudicator import Answer as TurnAnswer
-from ..rules import Position
-from ..sei import Go, PositionCommand, Resign
+from ..rules import Position, rejection
+from ..sei import BestMove, Go, PositionCommand, Resign
 from ..termination import Termination
 from .report import Verdict
 from .session import Answer, Session, ms, quote
@@ -83,9 +83,8 @@ def _fail_reason(pos: Position, answer: Answer, go: Go | None, ruling: Outcome) 
         return "fail", f"bestmove after {ms(answer.elapsed)} {_limit(pos, go)} (time loss)"
     if ruling.termination is Termination.RESIGN:
         return "fail", f"resigned in a position with {pos.count_turns()} legal turns"
-    if ruling.detail.startswith("malformed "):
-        return "fail", f"bestmove rejected: {ruling.detail} (not STN, e.g. b3,d3 or b3-b4+c5)"
-    return "fail", f"bestmove rejected: illegal turn {ruling.detail} in {pos.sps()}"
+    assert isinstance(answer.move, BestMove)  # the one answer left that can lose: a refused turn
+    return "fail", f"bestmove rejected: {rejection(pos, answer.move.turn)}"  # the turn, the position, why
 
 
 def mover_clock(pos: Position, go: Go) -> float | None:

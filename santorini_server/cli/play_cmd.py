@@ -32,27 +32,17 @@ from ..referee.engine import Engine, EngineFailure
 from ..referee.engine_spec import EngineSpec
 from ..referee.game import ask_engine, forfeit, record_date, rule_missed_deadline
 from ..render import render
-from ..rules import IllegalTurnError, MalformedTurnError, Position, parse_square, parse_stn
+from ..rules import IllegalTurnError, MalformedTurnError, Position, parse_square, respell_stn
 from ..termination import Termination
 from .interrupt import INTERRUPTED_STATUS, is_interrupt
 from .options import ENGINE, GODS, SPS, TC
 
-__all__ = ["play", "explain_illegal", "format_legal_turns", "normalise_input"]
+__all__ = ["play", "format_legal_turns"]
 
 HUMAN = "Human"
 
 
 # --- pure helpers (tested directly) ---------------------------------------------------------
-
-
-def normalise_input(text: str) -> str:
-    """What a person types -> an STN candidate: no spaces, lowercase squares, ``D`` for a dome.
-
-    STN is lowercase except the dome mark; people type ``B3-C3+D4d`` as readily as the
-    canonical text, and the rules engine then canonicalises the rest (order, ``x``...).
-    """
-    t = "".join(text.split()).lower()
-    return re.sub(r"(\+[a-e][1-5])d", r"\1D", t)
 
 
 def _split(stn: str) -> tuple[str, str]:
@@ -85,83 +75,6 @@ def format_legal_turns(pos: Position) -> str:
 
 def _square_names() -> list[str]:
     return [f"{f}{r}" for f in "abcde" for r in "12345"]
-
-
-def explain_illegal(pos: Position, text: str) -> str | None:
-    """Why the (well-formed, illegal) turn ``text`` breaks the rules, when it can be said simply.
-
-    Only rules that hold for the mover's god are used, so an explanation is never wrong;
-    None means "no simple reason found" and the caller prints the generic message.
-    """
-    try:
-        turn = parse_stn(text)
-    except MalformedTurnError:
-        return None
-    me = pos.to_move
-    god = pos.gods[me]
-    mine, theirs = pos.workers[me], pos.workers[1 - me]
-    occupied = mine | theirs
-    if pos.is_placement:
-        if turn.place is None:
-            return "both workers must be placed first: type two empty squares, e.g. b3,d3"
-        a, b = turn.place
-        if a == b:
-            return f"both workers cannot go on {a}"
-        for sq in (a, b):
-            if occupied >> parse_square(sq) & 1:
-                return f"{sq} is occupied"
-            if pos.level(parse_square(sq)) == 4:
-                return f"{sq} is domed"
-        return None
-    if turn.place is not None:
-        return "your workers are placed: move one and build, e.g. b3-b4+c5"
-    if turn.frm is None or god == "hermes" or turn.pre is not None:
-        return None
-    if turn.to is None:
-        return None
-    frm, to = parse_square(turn.frm), parse_square(turn.to)
-    if not mine >> frm & 1:
-        whose = "your opponent's worker" if theirs >> frm & 1 else "empty"
-        return f"{turn.frm} is {whose}: your workers are on {_names(mine)}"
-    if frm == to:
-        return f"the worker on {turn.frm} must move to another square"
-    if not _adjacent(frm, to):
-        return f"{turn.frm} and {turn.to} are not neighbours: a worker moves one square"
-    hs, hd = pos.level(frm), pos.level(to)
-    if hd == 4:
-        return f"{turn.to} is domed"
-    if mine >> to & 1:
-        return f"{turn.to} is occupied by your other worker"
-    if theirs >> to & 1 and god not in ("apollo", "minotaur"):
-        return f"{turn.to} is occupied"
-    if hd - hs >= 2:
-        return f"{turn.frm} cannot climb {'two' if hd - hs == 2 else 'three'} levels onto {turn.to}"
-    if pos.athena_up and hd > hs:
-        return "Athena moved up last turn: your workers may not move up this turn"
-    if turn.to2 is not None or theirs >> to & 1:
-        return None  # Artemis' second step, Apollo's swap, Minotaur's push: the generic message
-    wins = (hd == 3 and hs < 3) or (god == "pan" and hs - hd >= 2)
-    if wins and turn.builds:
-        return f"{turn.frm}-{turn.to} already wins: type it without a build"
-    if not wins and not turn.builds:
-        return f"after moving, build next to {turn.to}: e.g. {turn.frm}-{turn.to}+{turn.frm}"
-    for b, _dome in turn.builds:
-        bsq = parse_square(b)
-        if not _adjacent(bsq, to):
-            return f"{b} is not next to {turn.to}: build next to the worker that moved"
-        if pos.level(bsq) == 4:
-            return f"{b} is domed"
-        if bsq != frm and (occupied ^ (1 << frm)) >> bsq & 1:
-            return f"{b} is occupied"
-    return None
-
-
-def _adjacent(a: int, b: int) -> bool:
-    return a != b and max(abs(a // 5 - b // 5), abs(a % 5 - b % 5)) == 1
-
-
-def _names(mask: int) -> str:
-    return " and ".join(n for n in _square_names() if mask >> parse_square(n) & 1)
 
 
 # --- the session ----------------------------------------------------------------------------
@@ -295,17 +208,12 @@ async def _human_turn(adjudicator: Adjudicator, stdin: _Stdin) -> Request | Outc
         if word in ("quit", "exit", "q"):
             _say("game aborted")
             return adjudicator.receive(Abort())
-        candidate = normalise_input(text)
-        try:
-            return adjudicator.receive(Answer(turn=candidate, elapsed_ms=elapsed_ms))
-        except MalformedTurnError:
-            _say(f"malformed: {text!r} is not a turn (e.g. b3,d3 or b3-b4+c5) — type ? for the legal turns")
-        except IllegalTurnError:
-            why = explain_illegal(pos, candidate)
-            if why:
-                _say(f"illegal: {why}")
-            else:
-                _say(f"illegal turn {text!r} — type ? for the legal turns")
+        try:  # people type B3-C3+D4d as readily as the canonical text: respelled, not refused
+            return adjudicator.receive(Answer(turn=respell_stn(text), elapsed_ms=elapsed_ms))
+        except MalformedTurnError as exc:
+            _say(f"malformed: {text!r} is not a turn: {exc.reason} — type ? for the legal turns")
+        except IllegalTurnError as exc:
+            _say(f"illegal: {exc.reason} — type ? for the legal turns")
 
 
 async def _engine_turn(adjudicator: Adjudicator, engine: Engine, request: Request) -> Request | Outcome:

@@ -1,4 +1,5 @@
-"""The rules core: positions and their text forms (SPS, STN), legal complete turns, perft.
+"""The rules core: positions and their text forms (SPS, STN), legal complete turns, perft,
+and why a turn is refused (``explain``).
 
 Pure: no I/O, no trio, nothing from the rest of the referee (``tests/test_layers.py`` holds the
 import graph to that).
@@ -11,13 +12,14 @@ from .errors import (
     MalformedTurnError,
     NotationError,
 )
+from .explain import Explanation, explain_turn, rejection
 from .gods import EXTRA_SIMPLE_GODS, GODS, MORTAL, SIMPLE_GODS, check_matchup, ruleset_of
 from .movegen import WIN_CLIMB, WIN_NONE, WIN_PAN
 from .perft import divide, perft
 from .position import Position, Transition, parse_sps
 from .sps import START_SPS, format_sps
 from .squares import SQUARE_NAMES, Square, parse_square, square_name
-from .stn import TurnText, canonical_stn, format_stn, parse_stn
+from .stn import TurnText, canonical_stn, format_stn, parse_stn, respell_stn
 
 __all__ = [
     "IllegalTurnError",
@@ -25,6 +27,9 @@ __all__ = [
     "MalformedPositionError",
     "MalformedTurnError",
     "NotationError",
+    "Explanation",
+    "explain_turn",
+    "rejection",
     "EXTRA_SIMPLE_GODS",
     "GODS",
     "MORTAL",
@@ -49,4 +54,5 @@ __all__ = [
     "canonical_stn",
     "format_stn",
     "parse_stn",
+    "respell_stn",
 ]

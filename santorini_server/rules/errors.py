@@ -42,9 +42,25 @@ class InvalidPositionError(NotationError):
     """Well-formed SPS that describes an impossible position (semantic checks)."""
 
 
-class MalformedTurnError(NotationError):
+class _TurnError(NotationError):
+    """A rejected turn; :attr:`reason` is why, in a few words, without the quoted input."""
+
+    def __init__(self, message: str, *, reason: str = "") -> None:
+        super().__init__(message)
+        self.reason = reason
+        """Why the turn was rejected (what a referee appends to the quoted turn), or ``""``."""
+
+    def __reduce__(self) -> tuple[object, ...]:  # keep the reason across pickling (process pools)
+        return _rebuild, (type(self), str(self), self.reason)
+
+
+def _rebuild(cls: type[_TurnError], message: str, reason: str) -> _TurnError:
+    return cls(message, reason=reason)
+
+
+class MalformedTurnError(_TurnError):
     """The text is not an STN token (fails the grammar of SPEC.md section 3.1)."""
 
 
-class IllegalTurnError(NotationError):
+class IllegalTurnError(_TurnError):
     """A well-formed turn that is not a legal complete turn in the given position."""

@@ -16,7 +16,7 @@ from __future__ import annotations
 import functools
 from typing import Any, NamedTuple, final
 
-from .errors import IllegalTurnError, quote
+from .explain import rejection
 from .gods import MORTAL, check_matchup
 from .movegen import WIN_CLIMB, WIN_NONE, WIN_PAN, RawState, count_turns, generate, has_turn, plain_turn
 from .sps import format_sps, invalid_sps, read_sps
@@ -183,6 +183,7 @@ class Position:
         Raises:
             MalformedTurnError: ``text`` is not STN.
             IllegalTurnError: well-formed, but not a legal complete turn here.
+            Either error's ``reason`` says why (:func:`~santorini_server.rules.explain.explain_turn`).
         """
         plain = plain_turn(self, text)  # the usual turn: a table lookup and mask arithmetic
         if plain is not None:
@@ -190,19 +191,15 @@ class Position:
         # Engines normally send canonical text, so that is looked up first; only a miss pays
         # for canonicalisation and a second lookup.
         masks = first_step_masks(self, text)
-        if masks is None:
-            parse_stn(text)  # raises MalformedTurnError unless it is STN for the other phase
-            phase = "a placement (e.g. b3,d3)" if self.is_placement else "a move and build, not a placement"
-            raise IllegalTurnError(f"illegal turn {quote(text)} in {self.sps()}: expected {phase}")
-        found = self._find(text, masks)
-        if found is None:
+        found = None if masks is None else self._find(text, masks)
+        if found is None and masks is not None:
             canon = format_stn(canonical_stn(self, parse_stn(text)))
             if canon != text:
                 masks = first_step_masks(self, canon)
                 assert masks is not None
                 found = self._find(canon, masks)
         if found is None:
-            raise IllegalTurnError(f"illegal turn {quote(text)} in {self.sps()}")
+            raise rejection(self, text)  # with the reason: only a refused turn pays for it
         return found
 
     def _find(self, canonical: str, masks: tuple[int, int]) -> Transition | None:

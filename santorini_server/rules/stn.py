@@ -21,7 +21,7 @@ from .squares import BB_ALL, CANONICAL_KEY, SQUARE_NAMES, parse_square
 if TYPE_CHECKING:
     from .position import Position
 
-__all__ = ["TurnText", "parse_stn", "format_stn", "canonical_stn", "first_step_masks"]
+__all__ = ["TurnText", "parse_stn", "format_stn", "canonical_stn", "first_step_masks", "malformed_reason", "respell_stn"]
 
 _SQ = r"[a-e][1-5]"
 _PLACE_RE = re.compile(rf"(?P<w1>{_SQ}),(?P<w2>{_SQ})")
@@ -69,7 +69,8 @@ def parse_stn(text: str) -> TurnText:
         return TurnText(builds=((m["b1"], False),))
     m = _TURN_RE.fullmatch(text)
     if m is None:
-        raise MalformedTurnError(f"malformed turn {quote(text)}: not STN (e.g. b3,d3 or b3-b4+c5)")
+        why = malformed_reason(text)
+        raise MalformedTurnError(f"malformed turn {quote(text)}: {why}", reason=why)
     builds: tuple[tuple[str, bool], ...] = ()
     if m["b1"]:
         builds = ((m["b1"], bool(m["d1"])),)
@@ -79,6 +80,41 @@ def parse_stn(text: str) -> TurnText:
         pre=m["pre"], frm=m["frm"], op=m["op"], to=m["to"], to2=m["to2"], frm_b=m["frm_b"], to_b=m["to_b"],
         builds=builds,
     )
+
+
+#: The usual slips, each with what to say (the first that fits is said).
+_SLIPS = (
+    (re.compile(r"\s"), "no spaces inside a turn"),
+    (re.compile(r"[A-E][1-5]"), "squares are lowercase"),
+    (re.compile(r"\+[a-e][1-5]d(?![1-5])"), "a dome is a capital D (+c3D)"),
+    (re.compile(r"(?:^|[^+a-e1-5])[a-e][1-5][a-e][1-5]"), "squares of a move are joined by '-' (b3-b4), of a placement by ','"),
+)
+_SQUARE_LIKE = re.compile(r"[a-wyz][0-9]{1,3}")  # (x is the capture mark; a bounded quote: engines may send megabytes)
+_SQUARE = re.compile(_SQ)
+
+
+def malformed_reason(text: str) -> str:
+    """Why ``text`` is not STN, in a few words: the first usual slip that fits, else the grammar's
+    examples.  Positionless (what the text should have been is the caller's business)."""
+    if not text:
+        return "an empty turn"
+    for pattern, why in _SLIPS:
+        if pattern.search(text):
+            return why
+    for m in _SQUARE_LIKE.finditer(text):
+        if not _SQUARE.fullmatch(m[0]):
+            return f"{m[0]} is not a square (files a-e, ranks 1-5)"
+    return "not STN (e.g. b3,d3 or b3-b4+c5)"
+
+
+def respell_stn(text: str) -> str:
+    """The STN a person most likely meant: no spaces, lowercase squares, ``D`` for a dome.
+
+    STN itself is strict (SPEC.md section 3: ``B3-C3+D4`` is malformed); this is for people
+    typing turns and for explaining an engine's slip, never for accepting one.
+    """
+    t = "".join(text.split()).lower()
+    return re.sub(r"(\+[a-e][1-5])d", r"\1D", t)
 
 
 def format_stn(turn: TurnText) -> str:

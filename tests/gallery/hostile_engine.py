@@ -19,7 +19,8 @@ Faults (``fault=``):
 * turn: ``crash`` (exit code ``code=N``, default 5), ``signal`` (kills itself with SIGSEGV),
   ``hang`` (never answers, ignores ``stop``), ``double`` (two ``bestmove`` lines for one
   ``go``, one write), ``double-late`` (the second in its own write, 5 ms later),
-  ``malformed``, ``huge-turn`` (a 200 KB token), ``illegal``, ``wrong-phase``, ``badbytes`` (invalid UTF-8 in the turn),
+  ``malformed``, ``huge-turn`` (a 200 KB token), ``illegal``, ``wrong-phase``, ``no-build`` (a good turn
+  without its build), ``uppercase`` (a good turn in capitals), ``badbytes`` (invalid UTF-8 in the turn),
   ``control`` (a control character in the turn), ``noise`` (invalid UTF-8 and control
   characters in ``info string`` and unknown lines, then a good turn: harmless), ``longline``
   (10 MB without a newline, then waits), ``stderr`` (100 MB to stderr, then a good turn),
@@ -154,6 +155,10 @@ def main() -> None:
                 say("bestmove " + "b" * 200_000 + "\n")
             elif turn_fault == "illegal":
                 say("bestmove a1-a2+a3\n")  # well-formed STN, but no worker stands on a1
+            elif turn_fault == "no-build":
+                say("bestmove " + best.rsplit("+", 1)[0] + "\n")
+            elif turn_fault == "uppercase":
+                say(f"bestmove {best.upper()}\n")
             elif turn_fault == "wrong-phase":
                 say("bestmove a1,e5\n" if not pos.is_placement else "bestmove b3-b4+c5\n")
             elif turn_fault == "badbytes":
