@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import ast
-import dataclasses
 import itertools
 import pathlib
 import re
@@ -12,6 +11,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+import msgspec
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -1067,7 +1067,7 @@ def test_sei_package_imports_no_io_framework() -> None:
     assert out.stdout.strip() == ""
 
 
-ALLOWED_IMPORTS = {"__future__", "re", "dataclasses", "functools", "typing", "collections"}
+ALLOWED_IMPORTS = {"__future__", "re", "copy", "dataclasses", "functools", "typing", "collections", "msgspec"}
 
 
 def test_sei_modules_import_only_the_standard_library_basics() -> None:
@@ -1163,16 +1163,16 @@ def test_strict_info_names_the_first_garbled_field_from_the_one_info_reader(line
     assert isinstance(strict_info, Info) and isinstance(lenient_info, Info)
     assert strict_info.problem == problem
     assert lenient_info.problem is None
-    assert dataclasses.replace(strict_info, problem=None) == lenient_info
+    assert msgspec.structs.replace(strict_info, problem=None) == lenient_info
 
 
 def test_unchecked_commands_equal_the_checked_ones() -> None:
-    """The referee's per-turn constructors (values from the rules core and its clocks) make the
-    same commands as the validating ones, and send the same bytes."""
+    """The referee's per-turn position command (tokens from the rules core) is the command the
+    validating constructor makes, sends the same bytes, and leaves the template it copies alone."""
     position = PositionCommand.unchecked("mortal/mortal;00000/00000/00000/00000/00000;-/-;1;1", ("b3,d3",))
     assert position == PositionCommand(sps="mortal/mortal;00000/00000/00000/00000/00000;-/-;1;1", moves=("b3,d3",))
-    go = Go.unchecked(1000, 0, 10, None, 40, None, 3, None)
-    assert go == Go(p1time=1000, p2time=0, p1inc=10, movestogo=40, depth=3)
+    assert PositionCommand.unchecked(None, ()) == PositionCommand()
+    go = Go(p1time=1000, p2time=0, p1inc=10, movestogo=40, depth=3)
     assert idle_conn().send(position) + idle_conn().send(go) == (
         b"position sps mortal/mortal;00000/00000/00000/00000/00000;-/-;1;1 moves b3,d3\n"
         b"go p1time 1000 p2time 0 p1inc 10 movestogo 40 depth 3\n"

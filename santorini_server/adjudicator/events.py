@@ -1,16 +1,16 @@
 """What the adjudicator asks for (:class:`Request`) and what a driver tells it it observed (events).
 
-Values, h11 style: immutable.  The two made every turn (:class:`Request`, :class:`Answer`) are
-named tuples, the cheapest immutable record (a frozen dataclass sets each field through
-``object.__setattr__``, about 0.4 us a field here); the others are frozen, slotted, keyword-only
-dataclasses.  Times are milliseconds the driver measured (the adjudicator never reads a clock);
-texts are what the engine or the person sent, unchecked.
+Values, h11 style: immutable ``msgspec.Struct`` instances (slotted, with constructors written in
+C; the two made every turn, :class:`Request` and :class:`Answer`, also take their fields in
+order).  Times are milliseconds the driver measured (the adjudicator never reads a clock); texts
+are what the engine or the person sent, unchecked.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import NamedTuple, TypeAlias
+from typing import TypeAlias
+
+import msgspec
 
 from ..sei.messages import Go, Info, PositionCommand
 from ..termination import Termination
@@ -18,7 +18,7 @@ from ..termination import Termination
 __all__ = ["Request", "Answer", "Resignation", "NoReply", "Forfeit", "Abort", "Event"]
 
 
-class Request(NamedTuple):
+class Request(msgspec.Struct, frozen=True):
     """Ask ``seat`` for a turn: send ``position`` then ``go``, and wait at most ``allowance_ms``."""
 
     seat: int
@@ -32,7 +32,7 @@ class Request(NamedTuple):
     (``math.inf`` for a person: a human's clock is charged, never enforced)."""
 
 
-class Answer(NamedTuple):
+class Answer(msgspec.Struct, frozen=True):
     """The mover sent a turn (``bestmove <turn>``, or a person typed it)."""
 
     turn: str
@@ -42,22 +42,19 @@ class Answer(NamedTuple):
     """The engine's last ``info`` of the search (its telemetry goes into the record)."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Resignation:
+class Resignation(msgspec.Struct, frozen=True, kw_only=True):
     """The mover resigned (``bestmove resign``, or a person typed ``resign``)."""
 
     elapsed_ms: float
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class NoReply:
+class NoReply(msgspec.Struct, frozen=True, kw_only=True):
     """The request's deadline passed with no answer; ``elapsed_ms`` is how long it has been."""
 
     elapsed_ms: float
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Forfeit:
+class Forfeit(msgspec.Struct, frozen=True, kw_only=True):
     """``seat``'s engine failed: it could not be started or readied, or it failed its turn.
 
     ``kind`` is the tag the failure earns (the engine channel's ``EngineFailure.kind``).
@@ -68,8 +65,7 @@ class Forfeit:
     detail: str
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Abort:
+class Abort(msgspec.Struct, frozen=True, kw_only=True):
     """The game stops without a winner (Ctrl-C, shutdown, a person quitting)."""
 
     detail: str = "the game was interrupted"

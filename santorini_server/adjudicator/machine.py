@@ -225,7 +225,16 @@ class Adjudicator:
         clock = self.clocks[seat]
         tc = clock.tc
         p1inc, p2inc = self._incs
-        return Go.unchecked(c1.wire_ms, c2.wire_ms, p1inc, p2inc, clock.movestogo, tc.movetime_ms, tc.depth, tc.nodes)
+        return Go(
+            p1time=c1.wire_ms,
+            p2time=c2.wire_ms,
+            p1inc=p1inc,
+            p2inc=p2inc,
+            movestogo=clock.movestogo,
+            movetime=tc.movetime_ms,
+            depth=tc.depth,
+            nodes=tc.nodes,
+        )
 
     def _lose(self, seat: int, termination: Termination, detail: str) -> Outcome:
         return self._end(Outcome(2 - seat, termination, detail))

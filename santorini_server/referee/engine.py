@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import NamedTuple
 
+import msgspec
 import trio
 
 from ..process import EngineProcess
@@ -73,10 +73,10 @@ engine reads its input), so the deadline never fires before ``turn_started + all
 IoLog = Callable[[str, str, str], None]
 
 
-class Reply(NamedTuple):
+class Reply(msgspec.Struct, frozen=True):
     """The answer to one ``go``: the turn text (None for resign) and the engine's last ``info``.
 
-    A named tuple: one is made every turn, and a tuple is the cheapest immutable record.
+    A struct whose constructor is written in C: one is made every turn.
     """
 
     turn: str | None

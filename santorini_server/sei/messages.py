@@ -1,7 +1,10 @@
 """SEI messages as immutable values: what the engine says (events) and the referee sends (commands).
 
-Theory of operation: every line of the protocol (SPEC.md section 4) is one frozen, slotted,
-keyword-only dataclass.  Engine events are built by the codec's reader after it has checked the
+Theory of operation: every line of the protocol (SPEC.md section 4) is one frozen, keyword-only
+``msgspec.Struct``: a slotted class whose constructor is written in C (the referee makes a few
+every turn, and a frozen dataclass sets each field through ``object.__setattr__`` in Python;
+measured with callgrind, a ``go`` cost 8,900 instructions that way and costs 5,600 checked now).
+Engine events are built by the codec's reader after it has checked the
 line, so their constructors do not re-validate.  Referee commands are built by callers, so their
 constructors validate (h11 ``_events.py``): a command that would put a malformed line on the wire
 raises :class:`~santorini_server.sei.errors.LocalProtocolError` when it is created, long before
@@ -14,9 +17,12 @@ Don't subclass these: the codec dispatches on the exact type.
 
 from __future__ import annotations
 
+import copy
 import re
-from dataclasses import dataclass, fields
 from typing import Literal, TypeAlias
+
+import msgspec
+from msgspec.structs import force_setattr
 
 from ..termination import Termination
 from .errors import MAX_QUOTE_LENGTH, LocalProtocolError, quote
@@ -75,8 +81,7 @@ RESULT_REASONS: frozenset[str] = frozenset(t.value for t in Termination if t.dec
 # Engine -> referee (events).  Built by the reader; no validation in constructors.
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Id:
+class Id(msgspec.Struct, frozen=True, kw_only=True):
     """``id name <text>`` or ``id author <text>`` (handshake)."""
 
     field: Literal["name", "author"]
@@ -84,8 +89,7 @@ class Id:
     value: str
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Option:
+class Option(msgspec.Struct, frozen=True, kw_only=True):
     """``option name <id> type <t> [default <x>] [min <n>] [max <n>] [var <x>]*`` (UCI syntax)."""
 
     name: str
@@ -97,34 +101,29 @@ class Option:
     vars: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Gods:
+class Gods(msgspec.Struct, frozen=True, kw_only=True):
     """``gods <name> ...``: gods the engine supports (``mortal`` is implied)."""
 
     names: tuple[str, ...]
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Feature:
+class Feature(msgspec.Struct, frozen=True, kw_only=True):
     """``feature <name> ...``: optional commands it implements (``legalmoves``, ``perft``)."""
 
     names: tuple[str, ...]
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class SeiOk:
+class SeiOk(msgspec.Struct, frozen=True, kw_only=True):
     """``seiok <version>``: end of the handshake; the highest version <= the requested one."""
 
     version: int
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ReadyOk:
+class ReadyOk(msgspec.Struct, frozen=True, kw_only=True):
     """``readyok``: answer to ``isready``."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class BestMove:
+class BestMove(msgspec.Struct, frozen=True, kw_only=True):
     """``bestmove <turn>``: the engine's chosen turn, exactly as sent.
 
     Only checked to be one printable-ASCII token; whether it is STN, canonical or legal is
@@ -134,13 +133,11 @@ class BestMove:
     turn: str
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Resign:
+class Resign(msgspec.Struct, frozen=True, kw_only=True):
     """``bestmove resign``."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Info:
+class Info(msgspec.Struct, frozen=True, kw_only=True):
     """``info ...`` telemetry, parsed leniently: fields that are absent or garbled are ``None``.
 
     An info line never raises; telemetry must not be able to lose a game.
@@ -168,31 +165,27 @@ class Info:
     problem: str | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class EngineError:
+class EngineError(msgspec.Struct, frozen=True, kw_only=True):
     """``error <text>``: the engine could not execute a command (which one is up to the caller)."""
 
     text: str
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class LegalMoves:
+class LegalMoves(msgspec.Struct, frozen=True, kw_only=True):
     """``legalmoves <n> <t1> ... <tn>``: reply (count checked against the list)."""
 
     count: int
     turns: tuple[str, ...]
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class PerftResult:
+class PerftResult(msgspec.Struct, frozen=True, kw_only=True):
     """``perft <depth> <count>``: reply (depth checked against the request)."""
 
     depth: int
     count: int
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Unknown:
+class Unknown(msgspec.Struct, frozen=True, kw_only=True):
     """A line the protocol does not define.  Not an error (UCI tolerance): callers log it."""
 
     line: str
@@ -238,8 +231,7 @@ def _check_int(what: str, value: object, minimum: int) -> None:
         raise LocalProtocolError(f"{what} must be >= {minimum}, got {value!r}")
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Sei:
+class Sei(msgspec.Struct, frozen=True, kw_only=True):
     """``sei <version>``: start the handshake."""
 
     version: int = 1
@@ -248,8 +240,7 @@ class Sei:
         _check_int("sei version", self.version, 1)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class SetOption:
+class SetOption(msgspec.Struct, frozen=True, kw_only=True):
     """``setoption name <id> [value <x>]``: only while idle.
 
     Names and values are printable ASCII words separated by single spaces (the engine splits on
@@ -281,13 +272,11 @@ class SetOption:
             )
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class IsReady:
+class IsReady(msgspec.Struct, frozen=True, kw_only=True):
     """``isready``: ping; the engine answers ``readyok``, also during a search."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class NewGame:
+class NewGame(msgspec.Struct, frozen=True, kw_only=True):
     """``newgame gods <g1>/<g2>``: player 1's god, player 2's god."""
 
     gods: tuple[str, str]
@@ -301,8 +290,7 @@ class NewGame:
                 raise LocalProtocolError(f"god name may not contain '/': {quote(god)}")
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class PositionCommand:
+class PositionCommand(msgspec.Struct, frozen=True, kw_only=True):
     """``position startpos|sps <SPS> [moves <t1> ...]``; ``sps=None`` means ``startpos``."""
 
     sps: str | None = None
@@ -312,11 +300,12 @@ class PositionCommand:
     def unchecked(cls, sps: str | None, moves: tuple[str, ...]) -> PositionCommand:
         """A command from tokens our own rules core produced (a checked SPS, canonical STN), built
         without checking them again, as h11's ``_parsed=True`` does: the referee sends one every
-        turn and the move list grows, so checking every token every turn is the turn's largest
-        cost (measured with ``tools/ab_referee.py``, pinned: 12 us a turn at 18 moves)."""
-        self = object.__new__(cls)
-        object.__setattr__(self, "sps", sps)
-        object.__setattr__(self, "moves", moves)
+        turn and the move list grows, so checking every token every turn would be the turn's
+        largest cost (at 18 moves about 20,000 instructions, the rest of the turn's Python about
+        150,000; callgrind).  A copy of a checked command skips ``__post_init__``."""
+        self = copy.copy(_STARTPOS)
+        force_setattr(self, "sps", sps)
+        force_setattr(self, "moves", moves)
         return self
 
     def __post_init__(self) -> None:
@@ -330,8 +319,7 @@ class PositionCommand:
             _check_token("turn", turn)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Go:
+class Go(msgspec.Struct, frozen=True, kw_only=True):
     """``go [p1time ..] [p2time ..] [p1inc ..] [p2inc ..] [movestogo ..] [movetime ..] [depth ..]
     [nodes ..] [infinite]``.
 
@@ -350,47 +338,22 @@ class Go:
     nodes: int | None = None
     infinite: bool = False
 
-    @classmethod
-    def unchecked(
-        cls,
-        p1time: int | None,
-        p2time: int | None,
-        p1inc: int | None,
-        p2inc: int | None,
-        movestogo: int | None,
-        movetime: int | None,
-        depth: int | None,
-        nodes: int | None,
-    ) -> Go:
-        """A ``go`` from values the referee's own clocks produced, built without checking them
-        again (as :meth:`PositionCommand.unchecked`): one is built every turn, and a frozen
-        dataclass's ``__init__`` sets its nine fields through ``object.__setattr__`` at about
-        0.4 us each here, where the slots' own setters cost a fifth of that."""
-        self = object.__new__(cls)
-        s1, s2, s3, s4, s5, s6, s7, s8, s9 = _GO_SETTERS
-        s1(self, p1time)
-        s2(self, p2time)
-        s3(self, p1inc)
-        s4(self, p2inc)
-        s5(self, movestogo)
-        s6(self, movetime)
-        s7(self, depth)
-        s8(self, nodes)
-        s9(self, False)
-        return self
-
     def __post_init__(self) -> None:
-        # One test per field, the message built only on failure: a go is made every turn.
-        for name, minimum in _GO_MINIMUMS:
-            value = getattr(self, name)
-            if value is not None and (type(value) is not int or value < minimum):
-                _check_int(f"go {name}", value, minimum)
-        if not isinstance(self.infinite, bool):
+        # One test per field, the message built only on failure: the referee makes a go every turn.
+        for value in (self.p1time, self.p2time, self.p1inc, self.p2inc):
+            if value is not None and (type(value) is not int or value < 0):
+                self._refuse()
+        for value in (self.movestogo, self.movetime, self.depth, self.nodes):
+            if value is not None and (type(value) is not int or value < 1):
+                self._refuse()
+        if type(self.infinite) is not bool:
             raise LocalProtocolError(f"go infinite must be a bool, got {self.infinite!r}")
 
+    def _refuse(self) -> None:
+        for name, minimum in _GO_MINIMUMS:
+            if (value := getattr(self, name)) is not None:
+                _check_int(f"go {name}", value, minimum)
 
-#: The slots' own setters (a frozen dataclass refuses ``setattr``): :meth:`Go.unchecked`'s way in.
-_GO_SETTERS = tuple(Go.__dict__[f.name].__set__ for f in fields(Go))
 
 #: Each ``go`` number and its least value: clocks and increments may be 0, counts and movetime not.
 _GO_MINIMUMS = (
@@ -398,14 +361,15 @@ _GO_MINIMUMS = (
     ("movestogo", 1), ("movetime", 1), ("depth", 1), ("nodes", 1),
 )
 
+#: A checked ``position startpos``: :meth:`PositionCommand.unchecked` copies it.
+_STARTPOS = PositionCommand()
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Stop:
+
+class Stop(msgspec.Struct, frozen=True, kw_only=True):
     """``stop``: end the search; the engine answers with its one ``bestmove``."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Result:
+class Result(msgspec.Struct, frozen=True, kw_only=True):
     """``result <1-0|0-1> <reason>``: informational game-over notice."""
 
     result: Literal["1-0", "0-1"]
@@ -420,8 +384,7 @@ class Result:
             )
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Debug:
+class Debug(msgspec.Struct, frozen=True, kw_only=True):
     """``debug on|off``."""
 
     on: bool
@@ -431,18 +394,15 @@ class Debug:
             raise LocalProtocolError(f"debug takes a bool, got {self.on!r}")
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Quit:
+class Quit(msgspec.Struct, frozen=True, kw_only=True):
     """``quit``: the engine exits."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class LegalMovesRequest:
+class LegalMovesRequest(msgspec.Struct, frozen=True, kw_only=True):
     """``legalmoves`` (engines with ``feature legalmoves``)."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class PerftRequest:
+class PerftRequest(msgspec.Struct, frozen=True, kw_only=True):
     """``perft <depth>`` (engines with ``feature perft``)."""
 
     depth: int
