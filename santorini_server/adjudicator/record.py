@@ -49,8 +49,8 @@ def turn_record(stn: str, time_ms: int, info: Info | None) -> TurnRecord:
     """The record of a checked turn with the engine's telemetry (values a record cannot hold,
     such as a 20-digit node count, are left out rather than failing the game)."""
     if info is None:
-        return TurnRecord.unchecked(stn, time_ms, None, None, None)
-    return TurnRecord.unchecked(stn, time_ms, score_text(info), _count(info.depth), _count(info.nodes))
+        return TurnRecord(stn, time_ms)
+    return TurnRecord(stn, time_ms, score_text(info), _count(info.depth), _count(info.nodes))
 
 
 #: The Date tag of a record whose driver did not say when it was played (PGN's convention).

@@ -19,7 +19,9 @@ import functools
 import re
 import unicodedata
 from collections.abc import Iterable
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
+
+import msgspec
 
 from ..termination import Termination
 
@@ -201,9 +203,12 @@ def _check_tag(name: object, value: object) -> None:
     _check_tag_value(name, value)
 
 
-@dataclass(frozen=True, slots=True)
-class TurnRecord:
-    """One turn as played, with the telemetry the referee measured or the engine reported."""
+class TurnRecord(msgspec.Struct, frozen=True):
+    """One turn as played, with the telemetry the referee measured or the engine reported.
+
+    A ``msgspec.Struct`` (constructor in C): one is made for every turn of every game and every
+    turn read from a file, and each is checked (the checks are written inline, one test per field).
+    """
 
     turn: str
     """The turn token (canonical STN when written by the referee; checked at replay)."""
@@ -218,44 +223,19 @@ class TurnRecord:
     comment: str | None = None
     """Free text (no braces, no control characters)."""
 
-    @classmethod
-    def unchecked(
-        cls, turn: str, time_ms: int | None, score: str | None, depth: int | None, nodes: int | None
-    ) -> TurnRecord:
-        """A turn the referee recorded itself (canonical STN from the rules core, a measured
-        time, telemetry the SEI codec parsed and the adjudicator bounded), built without checking
-        it again: one is made for every turn of every game, and checking and setting six fields
-        of a frozen dataclass cost ~3 us a turn (tools/ab_referee.py).  ``__post_init__`` checks
-        every record read from a file."""
-        self = object.__new__(cls)
-        s1, s2, s3, s4, s5, s6 = _TURN_SETTERS
-        s1(self, turn)
-        s2(self, time_ms)
-        s3(self, score)
-        s4(self, depth)
-        s5(self, nodes)
-        s6(self, None)
-        return self
-
     def __post_init__(self) -> None:
-        if not isinstance(self.turn, str) or _TURN_RE.fullmatch(self.turn) is None:
+        if type(self.turn) is not str or _TURN_RE.fullmatch(self.turn) is None:
             raise RecordError(
                 f"turn must be one token of letters, digits and '+,-' holding a letter: {self.turn!r}"
             )
-        _check_count("time_ms", self.time_ms)
-        _check_count("depth", self.depth)
-        _check_count("nodes", self.nodes)
-        if self.score is not None and (
-            not isinstance(self.score, str) or _SCORE_RE.fullmatch(self.score) is None
-        ):
+        for what, value in (("time_ms", self.time_ms), ("depth", self.depth), ("nodes", self.nodes)):
+            if value is not None and (type(value) is not int or not 0 <= value <= MAX_COUNT):
+                _check_count(what, value)
+        if self.score is not None and (type(self.score) is not str or _SCORE_RE.fullmatch(self.score) is None):
             raise RecordError(f"score must look like '+21', '-3', 'win/1' or '-win/3': {self.score!r}")
         if self.comment is not None:
             check_text("comment", self.comment, braces=False)
 
-
-
-#: The slots' own setters (a frozen dataclass refuses ``setattr``): :meth:`TurnRecord.unchecked`'s way in.
-_TURN_SETTERS = tuple(TurnRecord.__dict__[f.name].__set__ for f in fields(TurnRecord))
 
 
 @dataclass(frozen=True, slots=True)
