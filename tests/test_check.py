@@ -221,7 +221,7 @@ def test_cli_passing_engine_exits_0_with_one_line_per_check() -> None:
 @pytest.mark.parametrize(
     ("fault", "reason"),
     [
-        ("uppercase", "got 'SEIOK 1': keywords are lowercase"),
+        ("uppercase-seiok", "got 'SEIOK 1': keywords are lowercase"),
         ("unflushed", "no output at all: does the engine flush stdout after each line?"),
     ],
 )

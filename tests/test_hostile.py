@@ -155,7 +155,7 @@ async def test_engine_that_never_answers_sei_stops_the_match_after_the_handshake
 NO_SEIOK = "no seiok within 5 s: "
 HANDSHAKE_FAULTS = {
     "unflushed": NO_SEIOK + "no output at all: does the engine flush stdout after each line?",
-    "uppercase": NO_SEIOK + "got 'SEIOK 1': keywords are lowercase",
+    "uppercase-seiok": NO_SEIOK + "got 'SEIOK 1': keywords are lowercase",
     "banner": NO_SEIOK + "got 'MyBot v0.1 by me', 'loading\\ttables...', 'table 0' and 4 more lines, none of them 'seiok 1'",
     "no-newline": NO_SEIOK + "got 'seiok 1' with no line end: end every line with a newline and flush",
     "no-seiok": NO_SEIOK + "got 2 handshake lines (id, option, gods, feature) but no 'seiok 1' to end them",
@@ -395,14 +395,14 @@ def test_an_engine_chattering_without_end_still_loses_on_time(tmp_path: Path, li
     )
     assert proc.returncode == 0, proc.stderr
     # info lines are checked one by one: the loss comes at the deadline (the 1 ms write slack,
-    # plus scheduling noise: 1-3 ms seen); a check per 64 KiB chunk of these short lines would
-    # come up to a chunk's parsing late (~28 ms here).  Blank lines carry no event and are
+    # plus scheduling noise: 1-3 ms seen, 7 ms on a loaded machine); a check per 64 KiB chunk
+    # of these short lines would come up to a chunk's parsing late (~28 ms here).  Blank lines carry no event and are
     # checked a chunk at a time: within a chunk's reading after it (tens of ms; reading a
     # chunk of short lines once took a second, quadratic in the lines)
     finished = r"Finished game 1 \(Hostile vs Solid\): 0-1 \{Hostile loses on time by ([0-9]+) ms \(no reply by the deadline\)\}"
     found = re.search(finished, proc.stdout)
     assert found, proc.stdout
-    assert int(found[1]) <= (5 if lines == "info" else 400), proc.stdout
+    assert int(found[1]) <= (15 if lines == "info" else 400), proc.stdout
     assert time.monotonic() - t0 < 10  # 0.3 s on its clock, then it obeys stop and quit
     assert h.starts == 1  # it answered stop: not broken, not restarted
     assert_clean(h)

@@ -221,7 +221,11 @@ async def run_tournament(
                     emit(f"Warning: ignoring a record for game {number!r}: not in the schedule or already recorded")
                     continue
                 game = by_number[number]
-                await files.append(record)
+                # the write cannot be cancelled (a thread); shielded, a Ctrl-C that arrives during
+                # it does not skip the bookkeeping and the Finished line below either, so what is
+                # printed and what is on disk agree
+                with trio.CancelScope(shield=True):
+                    await files.append(record)
                 done.add(number)
                 result.played += 1
                 result.records.append(record)

@@ -10,7 +10,7 @@ unique marker) are ignored.
 Faults (``fault=``):
 
 * handshake: ``exit-before-seiok`` (exit code 7 after ``id name``), ``mute`` (never answers
-  ``sei``); never a readable ``seiok``, then silent: ``uppercase`` (``SEIOK 1``), ``unflushed``
+  ``sei``); never a readable ``seiok``, then silent: ``uppercase-seiok`` (``SEIOK 1``), ``unflushed``
   (writes its handshake and never flushes), ``banner`` (debug text), ``no-newline``
   (``seiok 1`` without a line end), ``no-seiok`` (``id`` lines only); ``uppercase-exit``
   (``SEIOK 1``, then exit code 3).
@@ -68,7 +68,7 @@ def _unflushed() -> None:
 
 #: Handshakes that never reach a ``seiok`` the referee can read, each a newcomer's mistake.
 _HANDSHAKE_FAULTS = {
-    "uppercase": lambda: say("id name hostile\nSEIOK 1\n"),
+    "uppercase-seiok": lambda: say("id name hostile\nSEIOK 1\n"),
     "unflushed": _unflushed,
     "banner": lambda: say("MyBot v0.1 by me\nloading\ttables...\n" + "".join(f"table {i}\n" for i in range(5))),
     "no-newline": lambda: say("id name hostile\nseiok 1"),
