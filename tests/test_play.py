@@ -104,6 +104,17 @@ def test_playing_second_and_resigning_gives_1_0(tmp_path: Path) -> None:
     assert [t.turn for t in record.turns] == ["a1,a2", "c2,c4", "a2-a3+a4"]
 
 
+def test_play_warns_of_a_likely_slip_in_a_time_control(tmp_path: Path) -> None:
+    """As match and tournament do: ``--tc 2000`` is 2,000 s (meant as 2?), said once, and the game goes on."""
+    proc, _ = play(tmp_path, "resign\n", "--tc", "2000")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr.splitlines()[0] == (
+        "warning: time control '2000' gives 2000 s (33 minutes) on the clock: times are in seconds"
+    )
+    (path,) = tmp_path.glob("santorini-play-*.sgn")
+    assert saved(path).termination == "resign"
+
+
 def test_the_human_can_win_from_an_opening(tmp_path: Path) -> None:
     opening = "mortal/mortal;00000/00000/00000/00000/23000;a1,d3/c2,c4;1;2"
     out = tmp_path / "win.sgn"

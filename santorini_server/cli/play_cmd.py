@@ -35,7 +35,7 @@ from ..render import render
 from ..rules import IllegalTurnError, MalformedTurnError, Position, parse_square, respell_stn
 from ..termination import Termination
 from .interrupt import INTERRUPTED_STATUS, is_interrupt
-from .options import ENGINE, GODS, SPS, TC
+from .options import ENGINE, GODS, SPS, TC, warn_time_controls
 
 __all__ = ["play", "format_legal_turns"]
 
@@ -287,6 +287,7 @@ def play(
         start = Position.start(gods or ("mortal", "mortal"))
     human = int(side) - 1
     engine_tc = engine.tc or tc
+    warn_time_controls(tc, engine.tc)
     setup = GameSetup(
         gods=start.gods,
         opening=opening,
