@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 import msgpack
+import msgspec
 import pytest
 from click.testing import CliRunner
 
@@ -317,7 +318,7 @@ def test_the_board_after_the_last_turn_says_who_won_and_how(files: dict[str, Pat
 
 
 def test_replay_shows_each_turn_s_time_as_the_record_holds_it(tmp_path: Path) -> None:
-    turns = [dataclasses.replace(t, time_ms=ms) for t, ms in zip(sample().turns, (1, 870, 1234, 5, 1000), strict=False)]
+    turns = [msgspec.structs.replace(t, time_ms=ms) for t, ms in zip(sample().turns, (1, 870, 1234, 5, 1000), strict=False)]
     path = tmp_path / "times.sgn"
     path.write_text(format_sgn_games([GameRecord(sample().tags, (*turns, *sample().turns[5:]))]), encoding="utf-8")
     code, out, _ = invoke("replay", "--game", "1", "--no-board", str(path))
