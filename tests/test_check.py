@@ -227,9 +227,9 @@ def test_cli_passing_engine_exits_0_with_one_line_per_check() -> None:
 )
 def test_cli_failed_handshake_says_what_arrived(fault: str, reason: str) -> None:
     spec = f"cmd={sys.executable} arg={GALLERY / 'hostile_engine.py'} arg=fault={fault}"
-    result = CliRunner().invoke(main, ["check", spec, "--timeout", "4"])  # slack for a loaded machine
+    result = CliRunner().invoke(main, ["check", spec, "--timeout", "2.5"])  # slack for a loaded machine
     assert result.exit_code == 1, result.output
-    assert result.output.splitlines()[1] == f"FAIL handshake: no seiok within 4 s: {reason}"
+    assert result.output.splitlines()[1] == f"FAIL handshake: no seiok within 2.5 s: {reason}"
 
 
 def test_cli_failing_engine_exits_1_and_verbose_shows_the_exchange() -> None:

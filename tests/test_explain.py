@@ -277,7 +277,7 @@ def _check_mutants(pos: Position, rng: random.Random, count: int) -> None:
         _check(pos, legal, _mutate(rng.choice(turns), rng))
 
 
-@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.sampled_from(PAIRINGS), st.integers(0, 2**32), st.integers(0, 24), st.integers(0, 2**32))
 def test_explanations_never_contradict_the_legal_set(gods: tuple[str, str], seed: int, plies: int, mseed: int) -> None:
     _check_mutants(_random_position(gods, seed, plies), random.Random(mseed), 8)
@@ -287,4 +287,4 @@ def test_every_god_pairing_is_explained_on_a_seeded_sweep() -> None:
     """The same property, deterministically, over every pairing (the hypothesis run samples them)."""
     rng = random.Random(12)
     for gods in PAIRINGS:
-        _check_mutants(_random_position(gods, rng.randrange(2**32), rng.randrange(2, 20)), rng, 10)
+        _check_mutants(_random_position(gods, rng.randrange(2**32), rng.randrange(2, 20)), rng, 6)

@@ -93,7 +93,7 @@ async def test_exit_before_seiok_is_a_crash_naming_the_exit_code(tmp_path: Path)
     h = Hostile(tmp_path, "exit-before-seiok")
     async with trio.open_nursery() as nursery:
         with pytest.raises(EngineFailure) as info:
-            await Engine.start(nursery, parse_engine_spec(h.spec), handshake_timeout=5)
+            await Engine.start(nursery, parse_engine_spec(h.spec), handshake_timeout=3)
     assert (info.value.kind, info.value.detail) == ("crash", "closed its output (exit code 7)")
     assert_clean(h)
 
@@ -152,7 +152,7 @@ async def test_engine_that_never_answers_sei_stops_the_match_after_the_handshake
     assert_clean(h)
 
 
-NO_SEIOK = "no seiok within 5 s: "
+NO_SEIOK = "no seiok within 3 s: "
 HANDSHAKE_FAULTS = {
     "unflushed": NO_SEIOK + "no output at all: does the engine flush stdout after each line?",
     "uppercase-seiok": NO_SEIOK + "got 'SEIOK 1': keywords are lowercase",
@@ -163,13 +163,13 @@ HANDSHAKE_FAULTS = {
 
 
 async def test_a_handshake_that_never_ends_says_what_arrived(tmp_path: Path) -> None:
-    # Real time, all at once: each engine's output must arrive before its 5 s are up (slack for a loaded machine).
+    # Real time, all at once: each engine's output must arrive before its 3 s are up (slack for a loaded machine).
     hostiles = {fault: Hostile(tmp_path, fault) for fault in HANDSHAKE_FAULTS}
     details: dict[str, tuple[str, str]] = {}
 
     async def start(fault: str) -> None:
         with pytest.raises(EngineFailure) as info:
-            await Engine.start(nursery, parse_engine_spec(hostiles[fault].spec), handshake_timeout=5)
+            await Engine.start(nursery, parse_engine_spec(hostiles[fault].spec), handshake_timeout=3)
         details[fault] = (info.value.kind, info.value.detail)
 
     async with trio.open_nursery() as nursery:
@@ -185,7 +185,7 @@ async def test_an_engine_that_exits_after_output_the_protocol_does_not_define_is
     h = Hostile(tmp_path, "uppercase-exit")
     async with trio.open_nursery() as nursery:
         with pytest.raises(EngineFailure) as info:
-            await Engine.start(nursery, parse_engine_spec(h.spec), handshake_timeout=5)
+            await Engine.start(nursery, parse_engine_spec(h.spec), handshake_timeout=3)
     assert (info.value.kind, info.value.detail) == (
         "crash", "closed its output (exit code 3); got 'SEIOK 1': keywords are lowercase"
     )

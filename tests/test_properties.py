@@ -84,7 +84,7 @@ def test_divide_sums_to_perft(pos: Position) -> None:
     assert sum(divide(pos, 2).values()) == perft(pos, 2)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=90, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(reachable(), st.randoms(use_true_random=False))
 def test_plain_turn_fast_path_agrees_with_generation(pos: Position, rnd: random.Random) -> None:
     """The referee's per-turn fast path decides a turn only when generation agrees exactly.
