@@ -295,6 +295,44 @@ def test_a_seat_beyond_the_gods_is_malformed() -> None:
         Position.from_sps("apollo/pan/atlas;00000/00000/00000/00000/00000;-/-/-;4;1")
 
 
+def test_nseat_random_games_agree_with_every_fast_path() -> None:
+    """Random three- and four-seat games: SPS round trips, sampled legal turns replay to the same
+    successor through ``play`` (and its plain-turn fast path), counting agrees with generation,
+    every successor is valid, and eliminations keep the position valid."""
+    import random
+
+    from santorini_server.rules.movegen import RawTurn, generate, plain_turn
+
+    rng = random.Random(13)
+    gods_pool = ["apollo", "artemis", "athena", "atlas", "demeter", "hephaestus", "hermes", "minotaur", "pan", "prometheus"]
+    eliminations = 0
+    for game in range(24):
+        p = Position.start(tuple(rng.sample(gods_pool, 3 if game % 2 else 4)))
+        for _ in range(80):
+            assert Position.from_sps(p.sps()) == p and p.problems() == []
+            legal = list(generate(p))
+            assert p.count_turns() == len(legal) and p.is_lost() == (not legal)
+            if not legal:
+                if p.nseats != 3:
+                    break
+                nxt = p.eliminate()
+                eliminations += 1
+                if nxt is None:
+                    break
+                p = nxt
+                continue
+            for raw in rng.sample(legal, min(8, len(legal))):
+                t = p.play(raw.stn)
+                assert (t.stn, t.win, t.position) == (raw.stn, raw.win, p.successor(raw.state))
+                fast = plain_turn(p, raw.stn)
+                assert fast is None or RawTurn(raw.stn, *fast) == raw
+            raw = rng.choice(legal)
+            if raw.win:
+                break
+            p = p.successor(raw.state)
+    assert eliminations > 0  # the sample reaches three-seat eliminations
+
+
 def test_nseat_positions_round_trip_through_random_games() -> None:
     import random
 
