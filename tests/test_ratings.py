@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 
 import pytest
+from openskill.models import PlackettLuceRating
 
 from santorini_server.stats import (
     Z95,
@@ -37,8 +38,8 @@ ELO = 400.0 / math.log(10.0)  # Elo per natural-log unit of strength
 # --------------------------------------------------------------------------- Weng-Lin
 
 
-def _mu_sigma(rated: list[list[object]]) -> list[list[tuple[float, float]]]:
-    return [[(p.mu, p.sigma) for p in team] for team in rated]  # type: ignore[attr-defined]
+def _mu_sigma(rated: list[list[PlackettLuceRating]]) -> list[list[tuple[float, float]]]:
+    return [[(p.mu, p.sigma) for p in team] for team in rated]
 
 
 def test_the_model_reproduces_openskills_documented_examples() -> None:
@@ -331,3 +332,20 @@ def test_the_joint_table_sorts_by_the_joint_rating() -> None:
     assert s.crosstable(joint=True).splitlines()[1].split()[1] == rows[0].name
     # without joint, the table is today's (the existing tests pin it)
     assert all(r.joint is None for r in s.ranking())
+
+
+def test_spec_examples_match_the_code() -> None:
+    """SPEC.md section 12.6 prints this table and these figures: they must be what the code gives."""
+    from pathlib import Path
+
+    spec = (Path(__file__).resolve().parents[1] / "SPEC.md").read_text(encoding="utf-8")
+    s = Standings()
+    for g in _games([("alphabeta", "greedy", 4, 0), ("alphabeta", "random", 4, 0), ("greedy", "random", 3, 1)]):
+        s.record(g.player1, g.player2, g.winner, "normal", g.number)
+    assert "```\n" + s.format_ranking(joint=True) + "```\n" in spec
+    closer = []
+    for k in (1, 10, 100):
+        games = _games([("A", "B", 4 * k, k)])
+        closer.append(1.0 - joint_ratings(games)["A"].elo / joint_ratings(games, prior=0.0)["A"].elo)
+    assert [round(closer[0] * 100), round(closer[1] * 100), round(closer[2] * 100, 1)] == [22, 3, 0.3]
+    assert "rated 22 % closer together than without the\n  prior; at 40–10, 3 % closer; at 400–100, 0.3 % closer." in spec

@@ -174,3 +174,26 @@ def test_ties_in_the_ranking_break_by_score_then_name() -> None:
     for name in ("Zed", "Amy", "Bob"):
         s.add_engine(name)
     assert [r.name for r in s.ranking()] == ["Amy", "Bob", "Zed"]  # equal prior, no games
+
+
+def test_spec_examples_match_the_code() -> None:
+    """SPEC.md section 12.7 prints these tables: they must be what the code gives."""
+    from pathlib import Path
+
+    spec = (Path(__file__).resolve().parents[1] / "SPEC.md").read_text(encoding="utf-8")
+    three = NSeatStandings()
+    games = [
+        (("alphabeta", "greedy", "random"), (1, 3, 2)),
+        (("alphabeta", "random", "greedy"), (1, 2, 2)),
+        (("greedy", "alphabeta", "random"), (3, 1, 2)),
+        (("greedy", "random", "alphabeta"), (2, 3, 1)),
+        (("random", "alphabeta", "greedy"), (2, 1, 3)),
+        (("random", "greedy", "alphabeta"), (1, 2, 2)),
+    ]
+    for number, (seats, placings) in enumerate(games, start=1):
+        three.record(seats, placings, "normal", number)
+    assert "```\n" + three.format_ranking() + "```\n" in spec
+    four = NSeatStandings()
+    four.record(("alphabeta", "greedy", "alphabeta", "greedy"), (1, 2, 1, 2), "normal", 1)
+    four.record(("greedy", "alphabeta", "greedy", "alphabeta"), (2, 1, 2, 1), "normal", 2)
+    assert "```\n" + four.format_ranking() + "```\n" in spec

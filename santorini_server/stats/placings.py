@@ -1,6 +1,6 @@
 """One finished game of 2, 3 or 4 seats as the N-seat standings score it, and its points.
 
-A game is the engines in seat order and one placing per seat (1 = first; SPEC.md section 15):
+A game is the engines in seat order and one placing per seat (1 = first; SPEC.md section 12.7):
 3 seats ``(1, 3, 2)`` (seat 1 won, seat 3 second) or ``(1, 2, 2)`` (seats 2 and 3 were both
 still in when seat 1 won: a tie), 4 seats ``(2, 1, 2, 1)`` (the team of seats 2 and 4 won),
 2 seats ``(1, 2)`` / ``(2, 1)``.
