@@ -279,7 +279,7 @@ class IsReady(msgspec.Struct, frozen=True, kw_only=True):
 class NewGame(msgspec.Struct, frozen=True, kw_only=True):
     """``newgame gods <g1>/<g2>``: player 1's god, player 2's god."""
 
-    gods: tuple[str, str]
+    gods: tuple[str, ...]
 
     def __post_init__(self) -> None:
         if not isinstance(self.gods, tuple) or len(self.gods) != 2:
