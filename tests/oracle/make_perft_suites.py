@@ -395,13 +395,17 @@ NSEAT_HEADERS = {
 
 def write_suite(god: str, cases: list[Case]) -> float:
     """Compute and write one suite; return the oracle time spent."""
-    lines = NSEAT_HEADERS.get(god, [
-        f"# Perft suite: {god}. Format (SPEC.md section 3.4): SPS<TAB>depth<TAB>count.",
-        "# Counts are distinct canonical STN turns at the leaves; a winning turn is one leaf;",
-        "# a side with no legal turn has no children."]) + [
-        "# Computed by tests/oracle/reference.py (tests/oracle/make_perft_suites.py); 'hand' cases",
-        "# were also counted by hand at depth 1.",
-    ]
+    if god in NSEAT_HEADERS:
+        lines = [*NSEAT_HEADERS[god],
+                 "# Computed by tests/oracle/reference.py (tests/oracle/make_perft_suites.py); 'hand' cases",
+                 "# were also counted by hand at depth 1."]
+    else:
+        lines = [
+            f"# Perft suite: {god}. Format (SPEC.md section 3.4): SPS<TAB>depth<TAB>count.",
+            "# Counts are distinct canonical STN turns at the leaves; a winning turn is one leaf;",
+            "# a side with no legal turn has no children. Computed by tests/oracle/reference.py",
+            "# (tests/oracle/make_perft_suites.py); 'hand' cases were also counted by hand at depth 1.",
+        ]
     spent = 0.0
     for case in cases:
         lines.append("")
