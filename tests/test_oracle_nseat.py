@@ -492,3 +492,19 @@ def test_legal_json_of_every_suite_position_matches_the_oracle() -> None:
     assert len(lines) == len(positions)
     for sps, line in zip(positions, lines, strict=True):
         assert json.loads(line) == reference_legal_json(sps), sps
+
+
+@pytest.mark.parametrize("cut", [1, 2])
+def test_a_fault_elimination_during_placement_round_trips(cut: int) -> None:
+    """A seat that faults while placing is eliminated (N3) like any other: the game goes on with the
+    next seat placing, and that position is a valid SPS (nothing in section 15 forbids an `x` before
+    a `-`).  Seat ``cut + 1`` of 3 is removed right at its placement turn."""
+    pos = Position.start(("apollo", "minotaur", "pan"))
+    for stn in ["b3,d3", "c2,c4"][:cut]:
+        pos = pos.play(stn).position
+    mine = pos.eliminate()
+    theirs = eliminate(parse_sps(pos.sps()))
+    assert mine is not None and not isinstance(theirs, int)
+    assert mine.sps() == format_sps(theirs)
+    assert Position.from_sps(mine.sps()) == mine
+    assert engine_legal(mine) == reference_legal(mine.sps())
