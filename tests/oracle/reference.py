@@ -308,8 +308,8 @@ def _successor(
     groups: list[Group] = list(pos.workers)
     groups[me] = (min(mine), max(mine))
     for g, old in enumerate(pos.workers):
-        if g != me and isinstance(old, tuple):
-            squares = sorted(sq for sq, owner in others.items() if owner == g)
+        if g != me and isinstance(old, tuple) and not all(others.get(sq) == g for sq in old):
+            squares = sorted(sq for sq, owner in others.items() if owner == g)  # one was displaced
             assert len(squares) == 2
             groups[g] = (squares[0], squares[1])
     nxt = _next_seat(n, groups, pos.tomove)
