@@ -7,14 +7,20 @@ times those steps on their own, without processes or trio, so a change to the co
 in tens of nanoseconds where ``ab_referee.py`` sees microseconds of noise.  Each figure is the
 best of ``--repeat`` runs of ``--number`` loops (the minimum is the least disturbed by the other
 users of a shared machine), for two-seat messages and, when the codec has them, four-seat ones.
+Timings on a shared machine move by 10-50%; ``--instructions`` counts CPU instructions per step
+instead (valgrind's callgrind over this script running one step 2,000 and 12,000 times: the
+difference over 10,000), which repeats within a few instructions.
 
     python tools/bench_sei.py [--number 20000] [--repeat 15]
     python tools/bench_sei.py --root /path/to/other/checkout      # the same figures for another version
+    python tools/bench_sei.py --instructions [--root ...]          # needs valgrind
 """
 
 from __future__ import annotations
 
 import argparse
+import re
+import subprocess
 import sys
 import timeit
 from collections.abc import Callable
@@ -81,20 +87,43 @@ def cases(sei: Any) -> dict[str, Callable[[], object]]:
     return steps
 
 
+_SMALL, _LARGE = 2000, 12000
+
+
+def instructions(root: str | None, index: int, loops: int) -> int:
+    """Instructions this script executes to run step ``index`` ``loops`` times (callgrind)."""
+    command = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", sys.executable, __file__]
+    command += ["--run", str(index), str(loops)] + (["--root", root] if root else [])
+    proc = subprocess.run(command, capture_output=True, text=True, check=True)
+    return int(re.findall(r"Collected : (\d+)", proc.stderr)[-1])
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--number", type=int, default=20000)
     parser.add_argument("--repeat", type=int, default=15)
     parser.add_argument("--root", help="import santorini_server from this checkout instead")
+    parser.add_argument("--instructions", action="store_true", help="count instructions per step (callgrind)")
+    parser.add_argument("--run", nargs=2, type=int, metavar=("STEP", "LOOPS"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.root:
         sys.path.insert(0, args.root)
     import santorini_server.sei as sei
 
+    steps = cases(sei)
+    if args.run:
+        step = list(steps.values())[args.run[0]]
+        for _ in range(args.run[1]):
+            step()
+        return
     print(f"codec: {sei.__file__}")
-    for name, step in cases(sei).items():
-        best = min(timeit.repeat(step, number=args.number, repeat=args.repeat)) / args.number
-        print(f"{best * 1e9:8.0f} ns  {name}")
+    for index, (name, step) in enumerate(steps.items()):
+        if args.instructions:
+            per = (instructions(args.root, index, _LARGE) - instructions(args.root, index, _SMALL)) / (_LARGE - _SMALL)
+            print(f"{per:8.0f} instructions  {name}")
+        else:
+            best = min(timeit.repeat(step, number=args.number, repeat=args.repeat)) / args.number
+            print(f"{best * 1e9:8.0f} ns  {name}")
 
 
 if __name__ == "__main__":
