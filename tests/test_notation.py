@@ -146,7 +146,9 @@ def test_read_sps_gives_the_raw_fields_a_position_holds() -> None:
     fields = read_sps(text)
     assert isinstance(fields, SpsFields)
     pos = parse_sps(text)
-    assert fields == (pos.gods, pos.h1, pos.h2, pos.h3, pos.domes, pos.workers, pos.to_move, pos.turn, pos.athena_up)
+    assert fields == (
+        pos.gods, pos.h1, pos.h2, pos.h3, pos.domes, pos.workers, pos.to_move, pos.turn, pos.athena_up, pos.eliminated
+    )
 
 
 def test_read_sps_checks_each_token_but_not_the_whole_position() -> None:

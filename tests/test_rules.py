@@ -611,11 +611,14 @@ def test_successor_is_the_position_after_a_generated_turn() -> None:
         assert p.successor(raw.state) == after[raw.stn] == p.play(raw.stn).position
 
 
-def test_perft_and_divide_need_a_positive_depth() -> None:
+def test_perft_depth_zero_is_one_and_divide_needs_a_positive_depth() -> None:
+    # SPEC.md section 15.5: perft(p, 0) = 1 always (the empty sequence), for every seat count
     p = Position.start()
-    for count in (perft, divide):
-        with pytest.raises(ValueError, match="`depth` must be at least 1, got 0"):
-            count(p, 0)
+    assert perft(p, 0) == 1
+    with pytest.raises(ValueError, match="`depth` must be at least 0, got -1"):
+        perft(p, -1)
+    with pytest.raises(ValueError, match="`depth` must be at least 1, got 0"):
+        divide(p, 0)
     assert sum(divide(p, 2).values()) == perft(p, 2)
 
 

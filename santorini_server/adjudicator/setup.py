@@ -28,7 +28,7 @@ def _default_tcs() -> tuple[TimeControl, TimeControl]:
 class GameSetup:
     """What a game is played with; the players are passed separately (engines outlive games)."""
 
-    gods: tuple[str, str] = ("mortal", "mortal")
+    gods: tuple[str, ...] = ("mortal", "mortal")
     """Player 1's and player 2's gods (an ``opening`` brings its own)."""
     opening: str | None = None
     """An SPS to start from (None: the empty board, SEI ``startpos``)."""

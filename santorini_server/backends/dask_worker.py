@@ -86,7 +86,7 @@ class GameSpec:
     options: tuple[tuple[tuple[str, str], ...], tuple[tuple[str, str], ...]]
     """The coordinator's ``option.X=Y`` per side, laid over the worker's own."""
     restart: tuple[bool, bool]
-    gods: tuple[str, str]
+    gods: tuple[str, ...]
     opening: str | None
     tcs: tuple[TimeControl, TimeControl]
     margins: tuple[int, int]

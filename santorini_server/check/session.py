@@ -94,7 +94,7 @@ class Session:
         self.unknown: list[str] = []
         self.search_pos: Position | None = None
         """The position of the last ``go``: ``info ... pv`` lines are checked against it."""
-        self.game_gods: tuple[str, str] | None = None
+        self.game_gods: tuple[str, ...] | None = None
         self.handshaken = False
         self.restarts = 0
         self.dead_reason: str | None = None
@@ -239,7 +239,7 @@ class Session:
             if isinstance(event, ReadyOk):
                 return self.arrived - started
 
-    async def ensure_game(self, gods: tuple[str, str]) -> None:
+    async def ensure_game(self, gods: tuple[str, ...]) -> None:
         """``newgame`` + ``isready`` unless this game is already set up."""
         if self.game_gods == gods:
             return

@@ -154,14 +154,14 @@ class Engine:
 
     # -- game commands ---------------------------------------------------------------------------
 
-    def supports(self, gods: tuple[str, str]) -> bool:
+    def supports(self, gods: tuple[str, ...]) -> bool:
         return all(g in self.info.gods for g in gods)
 
-    async def new_game(self, gods: tuple[str, str], timeout: float = READY_TIMEOUT) -> None:  # noqa: ASYNC109 (a protocol limit, part of the API)
+    async def new_game(self, gods: tuple[str, ...], timeout: float = READY_TIMEOUT) -> None:  # noqa: ASYNC109 (a protocol limit, part of the API)
         """``newgame`` + ``isready``; the engine must answer ``readyok`` within ``timeout``."""
         await self.until_ready(await self.send_new_game(gods), timeout)
 
-    async def send_new_game(self, gods: tuple[str, str]) -> float:
+    async def send_new_game(self, gods: tuple[str, ...]) -> float:
         """The first half of :meth:`new_game`: write ``newgame`` + ``isready`` and return when
         (the start of the ``readyok`` timeout).  A game readies both engines at once this way."""
         since = self.channel.now()

@@ -28,7 +28,7 @@ class MatchConfig:
     specs: tuple[EngineSpec, EngineSpec]
     games: int
     tc: TimeControl
-    gods: tuple[str, str] = ("mortal", "mortal")
+    gods: tuple[str, ...] = ("mortal", "mortal")
     opening: str | None = None
     ping: bool = False
     event: str = "santorini match"

@@ -13,7 +13,7 @@ from .errors import (
     NotationError,
 )
 from .explain import Explanation, explain_turn, rejection
-from .gods import EXTRA_SIMPLE_GODS, GODS, MORTAL, SIMPLE_GODS, check_matchup, ruleset_of
+from .gods import EXTRA_SIMPLE_GODS, GODS, MORTAL, SEAT_COUNTS, SIMPLE_GODS, check_gods, check_matchup, ruleset_of
 from .movegen import WIN_CLIMB, WIN_NONE, WIN_PAN
 from .perft import divide, perft
 from .position import Position, Transition, parse_sps
@@ -33,7 +33,9 @@ __all__ = [
     "EXTRA_SIMPLE_GODS",
     "GODS",
     "MORTAL",
+    "SEAT_COUNTS",
     "SIMPLE_GODS",
+    "check_gods",
     "check_matchup",
     "ruleset_of",
     "WIN_CLIMB",

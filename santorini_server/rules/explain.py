@@ -113,7 +113,7 @@ def _placement(pos: Position, place: tuple[str, str]) -> Explanation:
         return Explanation(f"both workers cannot stand on {a}", refuted=refuted)
     for sq in place:
         s = parse_square(sq)
-        if (pos.workers[0] | pos.workers[1]) >> s & 1:
+        if sum(pos.workers) >> s & 1:  # groups never share a square
             return Explanation(f"{sq} is occupied: place on two empty squares", refuted=refuted)
         if pos.domes >> s & 1:
             return Explanation(f"{sq} is domed: place on two empty squares", refuted=refuted)
@@ -164,9 +164,9 @@ class _Board:
 
     def __init__(self, pos: Position) -> None:
         self.levels = [pos.level(sq) for sq in range(25)]
-        me = pos.to_move
-        self.mine = {sq for sq in range(25) if pos.workers[me] >> sq & 1}
-        self.theirs = {sq for sq in range(25) if pos.workers[1 - me] >> sq & 1}
+        mine, theirs = pos.sides()
+        self.mine = {sq for sq in range(25) if mine >> sq & 1}
+        self.theirs = {sq for sq in range(25) if theirs >> sq & 1}
         self.forced: set[int] = set()  # squares an opponent was forced onto this turn
         self.movers: list[int] = []  # where the workers that moved stand now
         self.pre: int | None = None
@@ -215,7 +215,7 @@ class _Diagnosis:
         self.legal = legal
         self.legal_atoms = {t.stn: _atoms(parse_stn(t.stn)) for t in legal}
         self.wins = {t.stn: t.win for t in legal}
-        self.start = {sq for sq in range(25) if pos.workers[pos.to_move] >> sq & 1}
+        self.start = {sq for sq in range(25) if pos.sides()[0] >> sq & 1}
         """The mover's workers before the turn."""
 
     def explain(self) -> Explanation:
@@ -349,8 +349,10 @@ class _Diagnosis:
         up = board.levels[to] - board.levels[frm]
         if up >= 2:
             return f"{to_name} is {_LEVEL_WORDS[up]} up from {frm_name}: a worker moves up at most one level"
-        if up == 1 and self.pos.athena_up:
-            return "Athena moved up last turn: no worker may move up this turn"
+        if up == 1 and self.pos.no_up:
+            if self.pos.nseats == 2:
+                return "Athena moved up last turn: no worker may move up this turn"
+            return "Athena moved up on her last turn: her opponents may not move up until she moves again"
         if up == 1 and board.pre is not None:
             return f"after building first, Prometheus may not move up ({frm_name} is level {board.levels[frm]}, " \
                    f"{to_name} is now {board.levels[to]})"

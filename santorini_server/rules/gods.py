@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Literal, TypeAlias
 
-__all__ = ["God", "GODS", "SIMPLE_GODS", "EXTRA_SIMPLE_GODS", "MORTAL", "ruleset_of", "check_matchup"]
+__all__ = [
+    "God", "GODS", "SIMPLE_GODS", "EXTRA_SIMPLE_GODS", "MORTAL", "SEAT_COUNTS", "ruleset_of", "check_matchup", "check_gods",
+]
 
 God: TypeAlias = str
 
@@ -33,6 +35,32 @@ def check_matchup(god1: str, god2: str) -> None:
         raise ValueError(f"both players have {god1}: two players may not share one god")
 
 
-def ruleset_of(god1: str, god2: str) -> Ruleset:
-    """The ruleset a matchup is played under: base without gods, simple gods otherwise."""
-    return "santorini-base-v1" if god1 == god2 == MORTAL else "santorini-simple-gods-v1"
+#: How many seats a game may have: one god each (SPEC.md section 15).
+SEAT_COUNTS: tuple[int, ...] = (2, 3, 4)
+
+
+def check_gods(gods: tuple[str, ...]) -> None:
+    """Raise ValueError unless ``gods`` (one per seat, in turn order) may play one game.
+
+    Two seats: :func:`check_matchup`.  Three and four seats play with god powers only, each seat
+    its own (SPEC.md section 15.1): no ``mortal``, no god twice.
+    """
+    n = len(gods)
+    if n == 2:
+        check_matchup(gods[0], gods[1])
+        return
+    if n not in SEAT_COUNTS:
+        raise ValueError(f"a game has 2, 3 or 4 seats (one god each), got {n} gods")
+    for god in gods:
+        if god not in GODS:
+            raise ValueError(f"unknown god {god!r} (expected one of {', '.join(GODS)})")
+    if MORTAL in gods:
+        raise ValueError(f"a {n}-seat game is played with god powers: every seat needs a god, not mortal")
+    repeated = sorted({g for g in gods if gods.count(g) > 1})
+    if repeated:
+        raise ValueError(f"two seats have {repeated[0]}: each seat has its own god")
+
+
+def ruleset_of(*gods: str) -> Ruleset:
+    """The ruleset a game is played under: base without gods (two mortals), simple gods otherwise."""
+    return "santorini-base-v1" if all(g == MORTAL for g in gods) else "santorini-simple-gods-v1"

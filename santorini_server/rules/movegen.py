@@ -47,6 +47,8 @@ __all__ = [
     "count_turns",
     "has_turn",
     "plain_turn",
+    "split_sides",
+    "athena_binds",
 ]
 
 RawState = tuple[int, int, int, int, int, int, bool]
@@ -341,6 +343,20 @@ def _placements(pos: Position, mine: int, theirs: int, frm_mask: int, to_mask: i
                 )
 
 
+def split_sides(w: tuple[int, ...], me: int) -> tuple[int, int]:
+    """``(mine, theirs)`` of seat ``me``: its group, and every other worker (SPEC.md section 15)."""
+    if len(w) == 2:  # two players, or four seats in two teams (seat 1 and 3 move group 0)
+        g = me & 1
+        return w[g], w[g ^ 1]
+    mine = w[me]
+    return mine, (w[0] | w[1] | w[2]) ^ mine
+
+
+def athena_binds(gods: tuple[str, ...], me: int) -> bool:
+    """Whether a set ``athena[up]`` binds seat ``me``: every seat but Athena's teammate's."""
+    return len(gods) != 4 or gods[me ^ 2] != "athena"
+
+
 _TURN_HOOKS = {
     "artemis": _turns_artemis,
     "hermes": _turns_hermes,
@@ -351,11 +367,11 @@ _TURN_HOOKS = {
 def generate(pos: Position, frm_mask: Bitboard = BB_ALL, to_mask: Bitboard = BB_ALL) -> Iterator[RawTurn]:
     """Every legal complete turn of ``pos`` (filtered by first step), each exactly once."""
     me = pos.to_move
-    mine, theirs = pos.workers[me], pos.workers[1 - me]
+    mine, theirs = split_sides(pos.workers, me)
     if not mine:
         return _placements(pos, mine, theirs, frm_mask, to_mask)
     god = pos.gods[me]
-    no_up = pos.athena_up  # only ever set while Athena's opponent is to move (see position.py)
+    no_up = pos.athena_up and athena_binds(pos.gods, me)  # the tag is never set while Athena is to move
     hook = _TURN_HOOKS.get(god, _turns_standard)
     return hook(pos, god, mine, theirs, no_up, frm_mask, to_mask)
 
@@ -370,18 +386,19 @@ def has_turn(pos: Position) -> bool:
     build on the square just vacated), so one reachable square per worker settles it.
     """
     me = pos.to_move
-    mine = pos.workers[me]
+    mine, theirs = split_sides(pos.workers, me)
     if not mine:  # a placement needs two free squares
-        return (BB_ALL & ~(pos.workers[1 - me] | pos.domes)).bit_count() >= 2
+        return (BB_ALL & ~(theirs | pos.domes)).bit_count() >= 2
     if pos.gods[me] in _FAST_COUNT:
         h1, h2, h3 = pos.h1, pos.h2, pos.h3
-        free = BB_ALL & ~(mine | pos.workers[1 - me] | pos.domes)
+        free = BB_ALL & ~(mine | theirs | pos.domes)
         le = (BB_ALL & ~h1, BB_ALL & ~h2, BB_ALL & ~h3, BB_ALL, BB_ALL)
+        no_up = pos.athena_up and athena_binds(pos.gods, me)
         while mine:
             s = mine & -mine
             mine ^= s
             hs = (1 if h1 & s else 0) + (1 if h2 & s else 0) + (1 if h3 & s else 0)
-            if NEIGHBOURS_BY_BIT[s] & free & le[hs if pos.athena_up else hs + 1]:
+            if NEIGHBOURS_BY_BIT[s] & free & le[hs if no_up else hs + 1]:
                 return True
         return False
     return next(iter(generate(pos)), None) is not None
@@ -396,15 +413,17 @@ def count_turns(pos: Position) -> int:
     This is what makes perft fast; other gods fall back to generation.
     """
     me = pos.to_move
-    mine = pos.workers[me]
+    mine, theirs = split_sides(pos.workers, me)
     god = pos.gods[me]
-    if not mine or god not in _FAST_COUNT:
+    if not mine:  # a placement: any two free squares, in canonical order
+        k = (BB_ALL & ~(theirs | pos.domes)).bit_count()
+        return k * (k - 1) // 2
+    if god not in _FAST_COUNT:
         return sum(1 for _ in generate(pos))
-    theirs = pos.workers[1 - me]
     h1, h2, h3 = pos.h1, pos.h2, pos.h3
     free = BB_ALL & ~(mine | theirs | pos.domes)
     le = (BB_ALL & ~h1, BB_ALL & ~h2, BB_ALL & ~h3, BB_ALL, BB_ALL)
-    no_up = pos.athena_up
+    no_up = pos.athena_up and athena_binds(pos.gods, me)
     pan = god == "pan"
     nb = NEIGHBOURS_BY_BIT
     total = 0
@@ -468,8 +487,7 @@ def plain_turn(pos: Position, text: str) -> tuple[int, RawState] | None:
     tested on every legal turn of random games and on near misses.
     """
     me = pos.to_move
-    mine = pos.workers[me]
-    theirs = pos.workers[1 - me]
+    mine, theirs = split_sides(pos.workers, me)
     if not mine:
         place = _PLACEMENT_SHAPES.get(text)
         if place is None or (place[0] | place[1]) & (theirs | pos.domes):
@@ -485,7 +503,7 @@ def plain_turn(pos: Position, text: str) -> tuple[int, RawState] | None:
         return None
     hs = (1 if h1 & s else 0) + (1 if h2 & s else 0) + (1 if h3 & s else 0)
     hd = (1 if h1 & d else 0) + (1 if h2 & d else 0) + (1 if h3 & d else 0)
-    if hd > (hs if pos.athena_up else hs + 1):
+    if hd > (hs if pos.athena_up and athena_binds(pos.gods, me) else hs + 1):
         return None
     new_mine = mine ^ s ^ d
     up = god == "athena" and hd > hs

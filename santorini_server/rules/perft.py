@@ -1,8 +1,9 @@
-"""Perft: count the leaves of the complete-turn tree (SPEC.md section 3.4).
+"""Perft: count the leaves of the complete-turn tree (SPEC.md sections 3.4 and 15.5).
 
 A winning turn is a leaf counted once whatever the depth; a side with no legal turn has no
 children.  The last ply is counted with ``count_turns`` (mask arithmetic, no successors built),
-which is what makes perft 4 of the base cross position run in seconds.
+which is what makes perft 4 of the base cross position run in seconds.  With three seats a seat
+with no complete turn is eliminated, and an elimination is not a turn: it consumes no depth.
 """
 
 from __future__ import annotations
@@ -14,9 +15,16 @@ __all__ = ["perft", "divide"]
 
 
 def perft(pos: Position, depth: int) -> int:
-    """Number of complete-turn sequences of ``depth`` turns from ``pos`` (wins end a sequence)."""
-    if depth < 1:
-        raise ValueError(f"`depth` must be at least 1, got {depth}")
+    """Number of complete-turn sequences of ``depth`` turns from ``pos`` (wins end a sequence).
+
+    ``perft(pos, 0)`` is 1, even for a seat about to be eliminated.
+    """
+    if depth < 0:
+        raise ValueError(f"`depth` must be at least 0, got {depth}")
+    if depth == 0:
+        return 1
+    if pos.nseats == 3:
+        return _perft3(pos, depth)
     if depth == 1:
         return count_turns(pos)
     total = 0
@@ -31,8 +39,26 @@ def perft(pos: Position, depth: int) -> int:
     return total
 
 
+def _perft3(pos: Position, depth: int) -> int:
+    """Three seats: as above, but a seat with no turn passes the same depth to the next seat."""
+    n = count_turns(pos) if depth == 1 else None
+    if n == 0 or (n is None and pos.is_lost()):
+        nxt = pos.eliminate()
+        return 0 if nxt is None else _perft3(nxt, depth)
+    if n is not None:
+        return n
+    total = 0
+    child = pos.successor
+    for raw in generate(pos):
+        total += 1 if raw.win else _perft3(child(raw.state), depth - 1)
+    return total
+
+
 def divide(pos: Position, depth: int) -> dict[str, int]:
-    """Perft split by first turn (canonical STN -> leaf count), for finding a generator bug."""
+    """Perft split by first turn (canonical STN -> leaf count), for finding a generator bug.
+
+    With three seats, a seat to move with no turn has no first turn: its split is empty.
+    """
     if depth < 1:
         raise ValueError(f"`depth` must be at least 1, got {depth}")
     out: dict[str, int] = {}

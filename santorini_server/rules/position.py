@@ -17,8 +17,19 @@ import functools
 from typing import Any, NamedTuple, final
 
 from .explain import rejection
-from .gods import MORTAL, check_matchup
-from .movegen import WIN_CLIMB, WIN_NONE, WIN_PAN, RawState, count_turns, generate, has_turn, plain_turn
+from .gods import MORTAL, check_gods
+from .movegen import (
+    WIN_CLIMB,
+    WIN_NONE,
+    WIN_PAN,
+    RawState,
+    athena_binds,
+    count_turns,
+    generate,
+    has_turn,
+    plain_turn,
+    split_sides,
+)
 from .sps import format_sps, invalid_sps, read_sps
 from .squares import SQUARE_NAMES, Bitboard, Square, scan
 from .stn import canonical_stn, first_step_masks, format_stn, parse_stn
@@ -48,43 +59,51 @@ class Position:
     """A Santorini position (what an SPS token spells).
 
     Attributes are read-only ints so the move generator can work on them directly:
-    ``h1``/``h2``/``h3`` are the squares at level >= 1/2/3, ``domes`` the domed squares (which
-    carry no level bits), ``workers[i]`` the squares of player ``i + 1``'s workers (0 while
-    unplaced), ``to_move`` is 0 or 1 (player 1 or 2), ``turn`` the full-turn counter,
-    ``athena_up`` whether Athena moved up on her last turn; it is only ever true while Athena's
-    opponent is to move (the one state that lives between turns, SPEC.md section 1.5, Athena).
+    ``gods`` has one god per seat (2, 3 or 4 seats, in turn order); ``h1``/``h2``/``h3`` are the
+    squares at level >= 1/2/3, ``domes`` the domed squares (which carry no level bits);
+    ``workers`` has one mask per worker *group* (0 while unplaced): a group per seat with two or
+    three seats, a group per team with four (team A = seats 1 and 3, team B = seats 2 and 4,
+    SPEC.md section 15); ``to_move`` is the seat index 0..N-1, ``turn`` the round counter,
+    ``athena_up`` whether Athena moved up on her last turn (true only while she is not to move:
+    the one state that lives between turns, SPEC.md sections 1.5 and 15.3), ``eliminated`` a
+    mask of eliminated seat indices (three seats only).
     """
 
-    __slots__ = ("_hash", "athena_up", "domes", "gods", "h1", "h2", "h3", "to_move", "turn", "workers")
+    __slots__ = ("_hash", "athena_up", "domes", "eliminated", "gods", "h1", "h2", "h3", "to_move", "turn", "workers")
 
-    gods: tuple[str, str]
+    gods: tuple[str, ...]
     h1: int
     h2: int
     h3: int
     domes: int
-    workers: tuple[int, int]
+    workers: tuple[int, ...]
     to_move: int
     turn: int
     athena_up: bool
+    eliminated: int
     _hash: int | None
 
     def __init__(
         self,
         *,
-        gods: tuple[str, str] = (MORTAL, MORTAL),
+        gods: tuple[str, ...] = (MORTAL, MORTAL),
         heights: dict[Square, int] | None = None,
         domes: Bitboard = 0,
-        workers: tuple[Bitboard, Bitboard] = (0, 0),
+        workers: tuple[Bitboard, ...] | None = None,
         to_move: int = 0,
         turn: int = 1,
         athena_up: bool = False,
+        eliminated: int = 0,
     ) -> None:
         """Build a position from friendly values; raises ValueError for a position that cannot be.
 
-        ``heights`` maps squares to levels 0-3 (a domed square's level is ignored).  The
-        checks are :meth:`problems`, the same as for SPS.
+        ``heights`` maps squares to levels 0-3 (a domed square's level is ignored); ``workers``
+        defaults to every group unplaced.  The checks are :meth:`problems`, the same as for SPS.
         """
-        check_matchup(*gods)
+        gods = tuple(gods)
+        check_gods(gods)
+        if workers is None:
+            workers = (0,) * _groups(len(gods))
         h = [0, 0, 0]
         for sq, level in (heights or {}).items():
             if not 0 <= level <= 3:
@@ -92,7 +111,7 @@ class Position:
             for k in range(level):
                 h[k] |= 1 << sq
         h = [m & ~domes for m in h]
-        _init(self, (gods[0], gods[1]), h[0], h[1], h[2], domes, (workers[0], workers[1]), to_move, turn, athena_up)
+        _init(self, gods, h[0], h[1], h[2], domes, tuple(workers), to_move, turn, athena_up, eliminated)
         problems = self.problems()
         if problems:
             raise ValueError("; ".join(problems))
@@ -100,12 +119,12 @@ class Position:
     # --- construction -------------------------------------------------------------------------
 
     @classmethod
-    def start(cls, gods: tuple[str, str] = (MORTAL, MORTAL)) -> Position:
-        """The empty board before placement (SEI ``startpos``) with the given gods.
+    def start(cls, gods: tuple[str, ...] = (MORTAL, MORTAL)) -> Position:
+        """The empty board before placement (SEI ``startpos``) with one god per seat (2-4 seats).
 
         Positions are immutable, so each matchup's start is built (and checked) once.
         """
-        return _start((gods[0], gods[1]))  # a hashable key, whatever sequence was passed
+        return _start(tuple(gods))  # a hashable key, whatever sequence was passed
 
     @classmethod
     def from_sps(cls, text: str) -> Position:
@@ -122,12 +141,15 @@ class Position:
         For walkers of :func:`~santorini_server.rules.movegen.generate` (perft, search engines)
         that want successors of only some turns; ``state`` is trusted, not checked.
         """
+        gods = self.gods
+        if len(gods) != 2:
+            return _successor_n(self, state)
         h1, h2, h3, domes, mine, theirs, up = state
         me = self.to_move
         child = object.__new__(Position)
         _init(
             child,
-            self.gods,
+            gods,
             h1,
             h2,
             h3,
@@ -136,20 +158,77 @@ class Position:
             1 - me,
             self.turn + me,
             up,
+            0,
         )
+        return child
+
+    def eliminate(self) -> Position | None:
+        """Three seats: the position after the seat to move leaves the game (SPEC.md section 15.2).
+
+        Its workers leave the board, its god's effects end, and the move passes to the next seat
+        still in (elimination is not a turn; the round counter advances as if the eliminated seat
+        had moved).  None when only one seat would remain: that seat has won.
+
+        Raises:
+            ValueError: not a three-seat position (two and four seats lose instead).
+        """
+        if len(self.gods) != 3:
+            raise ValueError(f"only three-seat games eliminate a seat; this game has {len(self.gods)} seats")
+        me = self.to_move
+        eliminated = self.eliminated | 1 << me
+        live = [s for s in range(3) if not eliminated >> s & 1]
+        if len(live) < 2:
+            return None
+        nxt = _next_seat(me, eliminated, 3)
+        workers = tuple(0 if g == me else w for g, w in enumerate(self.workers))
+        up = self.athena_up and self.gods[nxt] != "athena"
+        child = object.__new__(Position)
+        _init(child, self.gods, self.h1, self.h2, self.h3, self.domes, workers, nxt,
+              self.turn + (nxt <= me), up, eliminated)
         return child
 
     # --- queries ------------------------------------------------------------------------------
 
     @property
     def player(self) -> int:
-        """The side to move as SPS writes it: 1 or 2."""
+        """The seat to move as SPS writes it: 1..N."""
         return self.to_move + 1
 
     @property
+    def nseats(self) -> int:
+        """How many seats the game has (2, 3 or 4): one god each."""
+        return len(self.gods)
+
+    @property
+    def live_seats(self) -> tuple[int, ...]:
+        """The seat indices still in the game (all of them, but in a three-seat game)."""
+        return tuple(s for s in range(len(self.gods)) if not self.eliminated >> s & 1)
+
+    def group_of(self, seat: int) -> int:
+        """Index in ``workers`` of the group ``seat`` moves: its own, or with four seats its team's."""
+        return seat & 1 if len(self.gods) == 4 else seat
+
+    def teammate(self, seat: int) -> int | None:
+        """The seat sharing ``seat``'s workers (four seats: 1 with 3, 2 with 4), else None."""
+        return seat ^ 2 if len(self.gods) == 4 else None
+
+    def sides(self) -> tuple[Bitboard, Bitboard]:
+        """``(mine, theirs)``: the workers the seat to move may move, and every other worker.
+
+        With three seats "theirs" is both opponents' workers; with four, the other team's.
+        """
+        return split_sides(self.workers, self.to_move)
+
+    @property
+    def no_up(self) -> bool:
+        """Whether Athena's power stops the seat to move from moving up (SPEC.md section 15.3:
+        every opponent seat until she moves again, never her teammate)."""
+        return self.athena_up and athena_binds(self.gods, self.to_move)
+
+    @property
     def is_placement(self) -> bool:
-        """Whether the side to move still has to place its workers (phase is derived, not stored)."""
-        return not self.workers[self.to_move]
+        """Whether the seat to move still has to place its workers (phase is derived, not stored)."""
+        return not self.workers[self.group_of(self.to_move)]
 
     def level(self, sq: Square) -> int:
         """Level 0-3 of ``sq``; 4 for a domed square (as SPS writes it)."""
@@ -171,7 +250,10 @@ class Position:
         return count_turns(self)
 
     def is_lost(self) -> bool:
-        """SPEC.md section 1.4: a player whose legal set is empty at the start of their turn loses at once."""
+        """SPEC.md section 1.4: a player whose legal set is empty at the start of their turn loses at once.
+
+        With three seats that seat is eliminated instead (:meth:`eliminate`); with four its team loses.
+        """
         return not has_turn(self)
 
     def play(self, text: str) -> Transition:
@@ -211,13 +293,18 @@ class Position:
     def problems(self) -> list[str]:
         """Every reason this position is invalid (empty when valid), python-chess ``status()`` style.
 
-        The checks of the meaning in SPEC.md section 2.2.
+        The checks of the meaning in SPEC.md sections 2.2 and 15.4.
         """
+        if len(self.gods) != 2:
+            return _problems_n(self)
         problems: list[str] = []
         try:
-            check_matchup(*self.gods)
+            check_gods(self.gods)
         except ValueError as exc:
             problems.append(str(exc))
+        if len(self.workers) != 2:
+            problems.append(f"two players have two worker groups, got {len(self.workers)}")
+            return problems
         w1, w2 = self.workers
         for player, mask in ((1, w1), (2, w2)):
             if mask and mask.bit_count() != 2:
@@ -234,6 +321,10 @@ class Position:
             problems.append("player 1 is to move but player 2 has not placed yet")
         if not (w1 and w2) and self.turn != 1:
             problems.append(f"placement happens on turn 1, got turn {self.turn}")
+        if self.to_move not in (0, 1):
+            problems.append(f"player {self.to_move + 1} to move in a two-player game")
+        if self.eliminated:
+            problems.append("only three-seat games have eliminated seats")
         if self.athena_up:
             if self.gods[1 - self.to_move] != "athena":
                 problems.append("athena[up] is only written while Athena's opponent is to move")
@@ -246,7 +337,10 @@ class Position:
     # --- value semantics ----------------------------------------------------------------------
 
     def _key(self) -> tuple[Any, ...]:
-        return (self.gods, self.h1, self.h2, self.h3, self.domes, self.workers, self.to_move, self.turn, self.athena_up)
+        return (
+            self.gods, self.h1, self.h2, self.h3, self.domes, self.workers, self.to_move, self.turn, self.athena_up,
+            self.eliminated,
+        )
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Position):
@@ -288,31 +382,138 @@ def parse_sps(text: str) -> Position:
 
 
 @functools.cache
-def _start(gods: tuple[str, str]) -> Position:
+def _start(gods: tuple[str, ...]) -> Position:
     return Position(gods=gods)
+
+
+def _groups(nseats: int) -> int:
+    """Worker groups of an ``nseats`` game: one a seat, but one a team with four seats."""
+    return 2 if nseats == 4 else nseats
+
+
+def _next_seat(seat: int, eliminated: int, n: int) -> int:
+    """The seat after ``seat`` in turn order, skipping eliminated seats."""
+    nxt = (seat + 1) % n
+    while eliminated >> nxt & 1:
+        nxt = (nxt + 1) % n
+    return nxt
+
+
+def _successor_n(pos: Position, state: RawState) -> Position:
+    """:meth:`Position.successor` for three and four seats (SPEC.md section 15).
+
+    The raw state has the mover's group and the union of every other worker; an Apollo swap or
+    a Minotaur push moved exactly one of those, so the group it belongs to is found by the one
+    square that emptied.  Athena's tag persists until she is to move again.
+    """
+    h1, h2, h3, domes, mine, theirs, up = state
+    me = pos.to_move
+    gods = pos.gods
+    n = len(gods)
+    old = pos.workers
+    if n == 4:
+        workers: tuple[int, ...] = (mine, theirs) if me & 1 == 0 else (theirs, mine)
+        nxt = (me + 1) & 3
+        eliminated = 0
+    else:
+        eliminated = pos.eliminated
+        before = (old[0] | old[1] | old[2]) ^ old[me]
+        gone, came = before & ~theirs, theirs & ~before
+        workers = tuple(
+            mine if g == me else (w ^ gone ^ came if w & gone else w) for g, w in enumerate(old)
+        )
+        nxt = _next_seat(me, eliminated, 3)
+    if gods[me] != "athena":
+        up = pos.athena_up and gods[nxt] != "athena"
+    child = object.__new__(Position)
+    _init(child, gods, h1, h2, h3, domes, workers, nxt, pos.turn + (nxt <= me), up, eliminated)
+    return child
+
+
+def _problems_n(pos: Position) -> list[str]:
+    """:meth:`Position.problems` for three and four seats (SPEC.md section 15.4)."""
+    problems: list[str] = []
+    n = len(pos.gods)
+    try:
+        check_gods(pos.gods)
+    except ValueError as exc:
+        problems.append(str(exc))
+    groups = pos.workers
+    if len(groups) != _groups(n):
+        return [*problems, f"{n} seats have {_groups(n)} worker groups, got {len(groups)}"]
+    names = [f"seat {g + 1}" for g in range(n)] if n == 3 else ["team A (seats 1, 3)", "team B (seats 2, 4)"]
+    if not 0 <= pos.to_move < n:
+        return [*problems, f"seat {pos.to_move + 1} to move in a {n}-seat game"]
+    if pos.eliminated and n != 3:
+        problems.append("only three-seat games have eliminated seats")
+    seen = 0
+    for g, mask in enumerate(groups):
+        if n == 3 and pos.eliminated >> g & 1:
+            if mask:
+                problems.append(f"{names[g]} is eliminated but has workers on the board")
+            continue
+        if mask and mask.bit_count() != 2:
+            problems.append(f"{names[g]} must have 0 or 2 workers, has {mask.bit_count()}")
+        for sq in scan(mask & pos.domes):
+            problems.append(f"{names[g]}'s worker stands on a dome at {SQUARE_NAMES[sq]}")
+        for sq in scan(mask & seen):
+            problems.append(f"two workers on {SQUARE_NAMES[sq]}")
+        seen |= mask
+    live = [s for s in range(n) if not pos.eliminated >> s & 1]
+    if n == 3 and len(live) < 2:
+        problems.append("at least two seats must still be in the game")
+    if pos.eliminated >> pos.to_move & 1:
+        problems.append(f"seat {pos.to_move + 1} is to move but has been eliminated")
+    placed = [bool(w) or bool(pos.eliminated >> g & 1) for g, w in enumerate(groups)]
+    if not all(placed):
+        # placement: groups place in seat order, in round 1, and the first unplaced group places
+        first = placed.index(False)
+        if pos.eliminated:
+            problems.append("a seat is eliminated before every seat has placed")
+        if any(placed[first:]):
+            problems.append(f"{names[first]} has not placed but a later group has (groups place in seat order)")
+        elif pos.to_move != first:
+            problems.append(f"seat {pos.to_move + 1} is to move but {names[first]} places next")
+        if pos.turn != 1:
+            problems.append(f"placement happens in round 1, got round {pos.turn}")
+    if pos.athena_up:
+        athena = pos.gods.index("athena") if "athena" in pos.gods else None
+        if athena is None or pos.eliminated >> athena & 1:
+            problems.append("athena[up] without Athena in the game")
+        elif athena == pos.to_move:
+            problems.append("athena[up] is only written while Athena is not to move")
+        elif not all(placed):
+            problems.append("athena[up] before every group has placed: Athena cannot have moved")
+    if pos.h2 & ~pos.h1 or pos.h3 & ~pos.h2 or (pos.h1 & pos.domes):
+        problems.append("inconsistent level masks")
+    return problems
 
 
 _set = object.__setattr__
 # The slots' own setters: the immutable class refuses ``setattr``, and calling a member
 # descriptor directly is about twice as fast as ``object.__setattr__`` (a successor is built on
 # every turn the referee checks).
-(_set_gods, _set_h1, _set_h2, _set_h3, _set_domes, _set_workers, _set_to_move, _set_turn, _set_athena_up, _set_hash) = (
+(
+    _set_gods, _set_h1, _set_h2, _set_h3, _set_domes, _set_workers, _set_to_move, _set_turn, _set_athena_up,
+    _set_eliminated, _set_hash,
+) = (
     Position.__dict__[name].__set__
-    for name in ("gods", "h1", "h2", "h3", "domes", "workers", "to_move", "turn", "athena_up", "_hash")
+    for name in ("gods", "h1", "h2", "h3", "domes", "workers", "to_move", "turn", "athena_up", "eliminated", "_hash")
 )
 
 
 def _init(
     pos: Position,
-    gods: tuple[str, str],
+    gods: tuple[str, ...],
     h1: int,
     h2: int,
     h3: int,
     domes: int,
-    workers: tuple[int, int],
+    workers: tuple[int, ...],
     to_move: int,
     turn: int,
     athena_up: bool,
+    eliminated: int,
 ) -> None:
     _set_gods(pos, gods)
     _set_h1(pos, h1)
@@ -323,4 +524,5 @@ def _init(
     _set_to_move(pos, to_move)
     _set_turn(pos, turn)
     _set_athena_up(pos, athena_up)
+    _set_eliminated(pos, eliminated)
     _set_hash(pos, None)

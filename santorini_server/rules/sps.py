@@ -26,16 +26,16 @@ START_SPS = "mortal/mortal;00000/00000/00000/00000/00000;-/-;1;1"
 
 _SQ = r"[a-e][1-5]"
 _GOD = r"[a-z]+(?:\[[a-z0-9,]*\])?"
-_SIDE = rf"(?:-|{_SQ},{_SQ})"
+_GROUP = rf"(?:-|x|{_SQ},{_SQ})"
 _SPS_RE = re.compile(
-    rf"(?P<g1>{_GOD})/(?P<g2>{_GOD});(?P<board>[0-4]{{5}}(?:/[0-4]{{5}}){{4}});"
-    rf"(?P<w1>{_SIDE})/(?P<w2>{_SIDE});(?P<stm>[12]);(?P<turn>[1-9][0-9]*)"
+    rf"(?P<gods>{_GOD}(?:/{_GOD}){{1,3}});(?P<board>[0-4]{{5}}(?:/[0-4]{{5}}){{4}});"
+    rf"(?P<workers>{_GROUP}(?:/{_GROUP}){{1,3}});(?P<stm>[1-4]);(?P<turn>[1-9][0-9]*)"
 )
 _FIELD_RES = [
-    ("gods", re.compile(rf"{_GOD}/{_GOD}"), "GOD/GOD, e.g. mortal/athena"),
+    ("gods", re.compile(rf"{_GOD}(?:/{_GOD}){{1,3}}"), "GOD/GOD, one god per seat (2-4), e.g. mortal/athena"),
     ("board", re.compile(r"[0-4]{5}(?:/[0-4]{5}){4}"), "five rows of five digits 0-4 separated by '/'"),
-    ("workers", re.compile(rf"{_SIDE}/{_SIDE}"), "two sides 'sq,sq' or '-', e.g. b3,d3/c2,c4"),
-    ("side to move", re.compile(r"[12]"), "1 or 2"),
+    ("workers", re.compile(rf"{_GROUP}(?:/{_GROUP}){{1,3}}"), "groups 'sq,sq' or '-' separated by '/', e.g. b3,d3/c2,c4"),
+    ("side to move", re.compile(r"[1-4]"), "a seat number 1-4"),
     ("turn", re.compile(r"[1-9][0-9]*"), "a positive integer"),
 ]
 _GOD_STATE_RE = re.compile(r"(?P<name>[a-z]+)(?:\[(?P<state>[a-z0-9,]*)\])?")
@@ -44,15 +44,16 @@ _GOD_STATE_RE = re.compile(r"(?P<name>[a-z]+)(?:\[(?P<state>[a-z0-9,]*)\])?")
 class SpsFields(NamedTuple):
     """What an SPS token spells, as the raw values a ``Position`` holds (see its attributes)."""
 
-    gods: tuple[str, str]
+    gods: tuple[str, ...]
     h1: int
     h2: int
     h3: int
     domes: int
-    workers: tuple[int, int]
+    workers: tuple[int, ...]
     to_move: int
     turn: int
     athena_up: bool
+    eliminated: int
 
 
 def _grammar_error(text: str) -> MalformedPositionError:
@@ -90,7 +91,10 @@ def read_sps(text: str) -> SpsFields:
     problems: list[str] = []
     gods: list[str] = []
     athena_up = False
-    for side, token in (("player 1", m["g1"]), ("player 2", m["g2"])):
+    tokens = m["gods"].split("/")
+    n = len(tokens)
+    for seat, token in enumerate(tokens, 1):
+        side = f"player {seat}" if n == 2 else f"seat {seat}"
         gm = _GOD_STATE_RE.fullmatch(token)
         assert gm is not None
         name, state = gm["name"], gm["state"]
@@ -113,19 +117,33 @@ def read_sps(text: str) -> SpsFields:
         else:
             for k in range(level):
                 h[k] |= 1 << i
+    groups = m["workers"].split("/")
+    want = 2 if n == 4 else n
+    if len(groups) != want:
+        what = "one per team (A: seats 1 and 3, B: seats 2 and 4)" if n == 4 else "one per seat"
+        problems.append(f"{n} gods need {want} worker groups ({what}), got {len(groups)}")
     workers = []
-    for side in (m["w1"], m["w2"]):
+    eliminated = 0
+    for g, group in enumerate(groups):
         mask = 0
-        if side != "-":
-            a, b = (parse_square(s) for s in side.split(","))
+        if group == "x":
+            if n != 3:
+                problems.append("'x' (an eliminated seat) is only written in three-seat games")
+            eliminated |= 1 << g
+        elif group != "-":
+            a, b = (parse_square(s) for s in group.split(","))
             if a == b:
                 problems.append(f"two workers on {SQUARE_NAMES[a]}")
             mask = (1 << a) | (1 << b)
         workers.append(mask)
+    stm = int(m["stm"])
+    if stm > n:
+        raise MalformedPositionError(
+            f"malformed SPS {quote(text)}: side to move field {quote(m['stm'])}: expected a seat 1-{n} (one seat per god)"
+        )
     if problems:
         raise invalid_sps(text, problems)
-    players, placed = (gods[0], gods[1]), (workers[0], workers[1])
-    return SpsFields(players, h[0], h[1], h[2], domes, placed, int(m["stm"]) - 1, int(m["turn"]), athena_up)
+    return SpsFields(tuple(gods), h[0], h[1], h[2], domes, tuple(workers), stm - 1, int(m["turn"]), athena_up, eliminated)
 
 
 def _side(mask: int) -> str:
@@ -136,12 +154,10 @@ def _side(mask: int) -> str:
 
 def format_sps(pos: Position) -> str:
     """The canonical SPS of ``pos``: workers in canonical order, Athena's state only when set."""
-    g1, g2 = pos.gods
+    gods = list(pos.gods)
     if pos.athena_up:
-        if g1 == "athena":
-            g1 = "athena[up]"
-        else:
-            g2 = "athena[up]"
+        i = gods.index("athena")
+        gods[i] = "athena[up]"
     digits = []
     h1, h2, h3, domes = pos.h1, pos.h2, pos.h3, pos.domes
     for sq in range(25):
@@ -151,4 +167,6 @@ def format_sps(pos: Position) -> str:
         else:
             digits.append(str((1 if h1 & bit else 0) + (1 if h2 & bit else 0) + (1 if h3 & bit else 0)))
     board = "/".join("".join(digits[r * 5 : r * 5 + 5]) for r in range(5))
-    return f"{g1}/{g2};{board};{_side(pos.workers[0])}/{_side(pos.workers[1])};{pos.to_move + 1};{pos.turn}"
+    out = pos.eliminated
+    groups = "/".join("x" if out >> g & 1 else _side(w) for g, w in enumerate(pos.workers))
+    return f"{'/'.join(gods)};{board};{groups};{pos.to_move + 1};{pos.turn}"

@@ -144,9 +144,8 @@ def canonical_stn(pos: Position, turn: TurnText) -> TurnText:
     if turn.place:
         a, b = turn.place
         return TurnText(place=(a, b) if _key(a) <= _key(b) else (b, a))
-    me = pos.to_move
-    god = pos.gods[me]
-    theirs = pos.workers[1 - me]
+    god = pos.gods[pos.to_move]
+    theirs = pos.sides()[1]
     op = turn.op
     frm, to, frm_b, to_b = turn.frm, turn.to, turn.frm_b, turn.to_b
     if to is not None:

@@ -34,7 +34,7 @@ class ScheduledGame:
     number: int
     player1: int
     player2: int
-    gods: tuple[str, str]
+    gods: tuple[str, ...]
     opening: str | None
     round: int
 
