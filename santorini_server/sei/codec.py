@@ -27,13 +27,14 @@ for the game layer to decide.
 from __future__ import annotations
 
 import re
+from typing import NoReturn
 
 from ._readers import ReadContext, read_line
 from ._state import ERROR, IDLE, SEARCHING, ConnectionState, State
 from ._util import Sentinel
-from ._writers import write_command
-from .errors import MAX_QUOTE_LENGTH, RemoteProtocolError, quote
-from .messages import BestMove, Command, EngineMessage, PerftRequest, PerftResult, Resign, Sei
+from ._writers import go_line, write_command
+from .errors import MAX_QUOTE_LENGTH, LocalProtocolError, RemoteProtocolError, quote
+from .messages import BestMove, Command, EngineMessage, Go, NewGame, PerftRequest, PerftResult, Resign, Sei
 
 __all__ = ["MAX_LINE_LENGTH", "NEED_DATA", "EOF", "SeiConnection"]
 
@@ -82,6 +83,8 @@ class SeiConnection:
         self._overlong: bytes | None = None
         self._closed = False
         self._trailing_data = b""
+        # Seats of the game the last newgame began (None before one).
+        self._seats: int | None = None
 
     # -- inspection ----------------------------------------------------------------------------
 
@@ -90,6 +93,12 @@ class SeiConnection:
         """The main state: ``NEW``, ``HANDSHAKE``, ``IDLE``, ``SEARCHING``, ``STOPPING``,
         ``LISTING``, ``COUNTING``, ``QUIT`` or ``ERROR``."""
         return self._cs.state
+
+    @property
+    def seats(self) -> int | None:
+        """Seats of the game begun by the last ``newgame`` sent (None before one): a ``go`` may
+        carry clocks of these seats only."""
+        return self._seats
 
     @property
     def ping_outstanding(self) -> bool:
@@ -229,18 +238,34 @@ class SeiConnection:
 
         Raises:
             LocalProtocolError: the state forbids the command (e.g. ``go`` while a ``go`` is
-                outstanding).  The connection is then in ERROR, where only ``quit`` may be sent.
+                outstanding), or a ``go`` carries the clock of a seat the game does not have
+                (``p3time`` after a two-god ``newgame``).  The connection is then in ERROR,
+                where only ``quit`` may be sent.
         """
         try:
             self._cs.process_command(type(command))
         except Exception:
             self._cs.process_error()
             raise
+        if type(command) is Go:  # every turn: tested first; the writer finds the seats it names
+            line, seat = go_line(command)
+            if seat > 2 and self._seats is not None and seat > self._seats:
+                self._cs.process_error()
+                self._refuse_seat(command, self._seats)
+            return (line + "\n").encode("ascii")
         if type(command) is Sei:
             self._ctx.requested_version = command.version
         elif type(command) is PerftRequest:
             self._ctx.requested_perft_depth = command.depth
+        elif type(command) is NewGame:
+            self._seats = command.seats
         return write_command(command)
+
+    @staticmethod
+    def _refuse_seat(go: Go, seats: int) -> NoReturn:
+        """Name the first field of ``go`` for a seat the game (per ``newgame``) does not have."""
+        name = next(n for n in ("p3time", "p3inc", "p4time", "p4inc") if getattr(go, n) is not None and int(n[1]) > seats)
+        raise LocalProtocolError(f"can't send go {name} in a {seats}-seat game (the newgame named {seats} gods)")
 
     def send_failed(self) -> None:
         """Tell the connection that writing the bytes of the last :meth:`send` failed.
