@@ -63,9 +63,13 @@ from .game import (
     SeatCycle,
     TurnRecord,
     check_tag,
+    result_placings,
 )
 
-__all__ = ["SgnError", "MAX_LINE", "IMPORT_DEFAULTS", "ELIMINATED", "format_comment", "format_elimination", "format_sgn", "format_sgn_games", "parse_sgn", "iter_sgn"]
+__all__ = [
+    "SgnError", "MAX_LINE", "IMPORT_DEFAULTS", "ELIMINATED", "format_comment", "format_elimination", "format_sgn",
+    "format_sgn_games", "parse_sgn", "iter_sgn",
+]
 
 #: Movetext line limit. PGN export format keeps lines under 80 columns; a full turn (number and
 #: both turns) is never split unless it alone is longer, and a comment is never split.
@@ -358,6 +362,7 @@ class _Reader:
         self._state = "between"
         self._tags: list[tuple[str, str]] = []
         self._names: set[str] = set()
+        self._result_at = (0, 0)  # line and column of the Result tag's value
 
     def _begin_movetext(self, lineno: int, column: int) -> None:
         missing = [n for n in REQUIRED_TAGS if n not in self._names and n not in IMPORT_DEFAULTS and n != "Result"]
@@ -370,6 +375,11 @@ class _Reader:
         except RecordError as e:
             raise SgnError(f"movetext begins but {e}", lineno, column) from None
         self._result: str | None = dict(self._tags).get("Result")  # None: the result token's
+        if self._result is not None:
+            try:
+                result_placings(self._result, self._nseats)
+            except RecordError as e:
+                raise SgnError(str(e), *self._result_at) from None
         self._turns: list[TurnRecord] = []
         self._eliminations: list[Elimination] = []
         self._after_elimination = False  # the last token was an elimination (its detail may follow)
@@ -392,6 +402,8 @@ class _Reader:
                     raise SgnError(str(e), lineno, col) from None
                 self._tags.append((name, value))
                 self._names.add(name)
+                if name == "Result":
+                    self._result_at = (lineno, col)
                 self._state = "tags"
                 return None
             if self._state == "between":
