@@ -41,6 +41,7 @@ from santorini_server.records import (
     frame_payload,
     parse_sgn,
     placings_result,
+    result_summary,
     result_placings,
     sgn_to_archive,
 )
@@ -429,6 +430,16 @@ def test_a_bad_elimination_in_a_payload_is_an_archive_error(elim: list[object], 
     with pytest.raises(ArchiveError) as err:
         decode_record(msgspec.msgpack.encode(obj))
     assert fragment in str(err.value)
+
+
+def test_the_results_line_names_every_player_and_the_placings() -> None:
+    three = result_summary(build(result="1-3-2", termination="no-moves"))
+    assert list(three) == ["game", "round", "player1", "player2", "player3", "gods", "start", "opening", "result",
+                           "placings", "termination", "detail", "turns"]
+    assert (three["player3"], three["placings"]) == ("c", [1, 3, 2])
+    assert result_summary(build(result="*", termination="aborted"))["placings"] is None
+    two = result_summary(build(gods="apollo/pan", player3=None, result="1-0"))
+    assert "placings" not in two and "player3" not in two
 
 
 # --- replay: real games --------------------------------------------------------------------
