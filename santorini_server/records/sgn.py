@@ -8,8 +8,14 @@ is the same reader over a string. Per game the states are *between games* -> *ta
 ``[Name "value"]``; blank lines are skipped) -> *movetext* (begun by the first other line) ->
 back to *between* once the result token is read. Movetext is split into tokens: whitespace,
 ``{comment}``, and words; a word is a move number (``12.`` or ``12...``), a result (``1-0``,
-``0-1``, ``*``) or a turn. Move numbers are checked against a counter started from the
+``0-1``, ``*``, or placings such as ``1-3-2``), a turn, or an elimination (``eliminated:time``).
+Move numbers are checked against the seat cycle (:class:`~.game.SeatCycle`) started from the
 ``Start`` tag, so a wrong or missing number is reported where it occurs.
+
+Seats (SPEC.md section 13.4). One number per round, before its first slot; every seat still in
+has a slot, a turn or its elimination, in seat order. Two seats are the special case PGN knows
+(``n.`` before player 1, ``n...`` when player 2 begins the movetext). An elimination's comment is
+its detail, verbatim.
 
 Exactness. The writer emits one canonical text per record and the reader gives every record
 back unchanged: ``parse_sgn(format_sgn(r)) == [r]`` for every :class:`GameRecord`, and
