@@ -41,8 +41,8 @@ from santorini_server.records import (
     frame_payload,
     parse_sgn,
     placings_result,
-    result_summary,
     result_placings,
+    result_summary,
     sgn_to_archive,
 )
 from santorini_server.records.replay import check_record, replay_record, turn_labels

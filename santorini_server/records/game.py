@@ -392,6 +392,11 @@ class Slot(NamedTuple):
     item: TurnRecord | Elimination
 
 
+#: Builds a :class:`Slot` from a tuple without the named tuple's Python-level ``__new__`` (one per
+#: turn written or replayed).
+_slot = functools.partial(tuple.__new__, Slot)
+
+
 class SeatCycle:
     """Whose turn comes next in the movetext, without the rules: the seats in turn order, the
     eliminated ones skipped, the round counter (SPEC.md section 15.2: +1 when the next seat has a
@@ -506,6 +511,9 @@ class GameRecord:
             RecordError: an elimination out of order, beyond the turns, naming a seat that is not
                 to move, or leaving fewer than two seats (that one ends the game: the tags say it).
         """
+        if not self.eliminations:
+            yield from self._plain_slots()
+            return
         cycle = SeatCycle.of(self.nseats, self.start)
         pending = iter(self.eliminations)
         elim = next(pending, None)
@@ -532,6 +540,27 @@ class GameRecord:
                 cycle.advance()
         if elim is not None:
             raise RecordError(f"elimination after turn {elim.after}, but the record has {len(self.turns)} turns")
+
+    def _plain_slots(self) -> Iterator[Slot]:
+        """:meth:`slots` without eliminations: the live seats in turn, round after round (the
+        path every two-seat record takes, so it does without :class:`SeatCycle`'s bookkeeping)."""
+        seat, round, eliminated, _ = start_state(self.start)
+        live = [k for k in range(1, self.nseats + 1) if not eliminated >> (k - 1) & 1]
+        if seat not in live:  # an SPS with an eliminated seat to move: let the cycle say what it can
+            cycle = SeatCycle(self.nseats, seat, round, eliminated)
+            for t in self.turns:
+                yield Slot(cycle.seat, cycle.round, cycle.opens_round, t)
+                cycle.advance()
+            return
+        k = live.index(seat)
+        last = len(live) - 1
+        for t in self.turns:
+            yield _slot((live[k], round, k == 0, t))
+            if k == last:
+                k = 0
+                round += 1
+            else:
+                k += 1
 
     @classmethod
     def build(

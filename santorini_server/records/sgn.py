@@ -222,19 +222,17 @@ def _movetext_groups(record: GameRecord) -> list[list[list[str]]]:
     A two-seat round is ``[["n.", t1, "{c1}"], [t2, "{c2}"]]``; the result is a group of its own.
     """
     groups: list[list[list[str]]] = []
-    for slot in record.slots():
-        item = slot.item
-        if isinstance(item, TurnRecord):
-            unit = [item.turn]
+    for _, number, opens, item in record.slots():
+        if type(item) is TurnRecord:
             comment = format_comment(item)
-            if comment is not None:
-                unit.append(comment)
+            unit = [item.turn] if comment is None else [item.turn, comment]
         else:
+            assert isinstance(item, Elimination)
             unit = format_elimination(item)
-        if slot.opens_round:
-            groups.append([[f"{slot.round}.", *unit]])
+        if opens:
+            groups.append([[f"{number}.", *unit]])
         elif not groups:
-            groups.append([[f"{slot.round}...", *unit]])
+            groups.append([[f"{number}...", *unit]])
         else:
             groups[-1].append(unit)
     groups.append([[record.result]])
