@@ -664,3 +664,17 @@ def test_a_corrupt_nseat_archive_frame_is_one_warning(tmp_path: Path) -> None:
     assert done.returncode == 1 and "Traceback" not in done.stderr
     (warning,) = [line for line in done.stderr.splitlines() if "names seat 3, but seat 1 is to move" in line]
     assert warning.startswith("warning: damaged region")
+
+
+def test_replay_check_reports_wrong_placings_and_exits_1(tmp_path: Path) -> None:
+    game = play_game(FOUR, 1).record
+    places = game.placings
+    assert places is not None
+    flipped = with_tags(game, Result="-".join(str(3 - p) for p in places))
+    path = tmp_path / "flipped.sgn"
+    path.write_text(format_sgn_games([game, flipped]), encoding="utf-8")
+    done = run("replay", "--check", str(path))
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    (problem,) = [line for line in done.stdout.splitlines() if line.startswith(("✗", "x "))]
+    assert f"game 2: result {flipped.result} {game.termination} but the play implies {game.result}" in problem
+    assert done.stdout.splitlines()[-1] == "checked 2 games: 1 with problems"
