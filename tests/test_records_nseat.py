@@ -678,3 +678,17 @@ def test_replay_check_reports_wrong_placings_and_exits_1(tmp_path: Path) -> None
     (problem,) = [line for line in done.stdout.splitlines() if line.startswith(("✗", "x "))]
     assert f"game 2: result {flipped.result} {game.termination} but the play implies {game.result}" in problem
     assert done.stdout.splitlines()[-1] == "checked 2 games: 1 with problems"
+
+
+def test_two_seat_records_write_the_bytes_they_always_did() -> None:
+    """Archive frames, SGN text and results lines of two-seat games, as the code before N seats
+    wrote them (the digest was taken from that code on these games)."""
+    import hashlib
+    import json
+
+    from .test_records import SAMPLE, make_record
+
+    games = [*parse_sgn(SAMPLE), make_record()]
+    blob = (b"".join(encode_frame(g) for g in games) + format_sgn_games(games).encode()
+            + json.dumps([result_summary(g) for g in games]).encode())
+    assert hashlib.sha256(blob).hexdigest() == "a8032215ed1a70464459db89aa88fcdb335fcb05aa0788979ea8074ef7433777"
