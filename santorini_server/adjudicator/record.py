@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from ..records import GameRecord, TurnRecord
 from ..records.game import MAX_COUNT, clean_text
@@ -59,18 +59,26 @@ UNKNOWN_DATE = "????.??.??"
 
 def make_record(
     setup: GameSetup,
-    names: tuple[str, str],
+    names: Sequence[str],
     outcome: Outcome,
     turns: Iterable[TurnRecord] = (),
     *,
     date: str = UNKNOWN_DATE,
 ) -> GameRecord:
-    """The game's record with every tag the referee writes (SPEC.md section 13.1).
+    """The game's record with every tag the referee writes (SPEC.md sections 13.1 and 15.6).
 
+    ``names`` has one name per seat (Player1, Player2, and Player3/Player4 with more seats).
     ``date`` is the Date tag, ``YYYY.MM.DD``: the driver reads the calendar, this layer reads no clock.
     """
     gods = Position.from_sps(setup.opening).gods if setup.opening else setup.gods
-    tc1, tc2 = setup.tcs
+    tcs = setup.seat_tcs(len(gods))
+    n = len(gods)
+    extra: tuple[tuple[str, str], ...] = ()
+    more: dict[str, str] = {}
+    if n > 2:
+        more = {"player3": names[2]} if n == 3 else {"player3": names[2], "player4": names[3]}
+        if outcome.decider is not None:
+            extra = eliminations_tag(outcome)
     return GameRecord.build(
         event=setup.event,
         site=setup.site,
@@ -78,14 +86,26 @@ def make_record(
         round=setup.round,
         player1=names[0],
         player2=names[1],
+        **more,
         gods="/".join(gods),
         ruleset=ruleset_of(*gods),
         start=setup.opening or "startpos",
-        time_control=str(tc1) if tc1 == tc2 else f"{tc1} | {tc2}",
+        time_control=str(tcs[0]) if all(tc == tcs[0] for tc in tcs) else " | ".join(str(tc) for tc in tcs),
         result=outcome.result,
         termination=outcome.termination.value,
         termination_detail=outcome.detail,
         opening=setup.opening,
         game_number=setup.game_number,
+        extra_tags=extra,
         turns=turns,
     )
+
+
+def eliminations_tag(outcome: Outcome) -> tuple[tuple[str, str], ...]:
+    """Three seats: the ``Eliminations`` tag, every seat that left the game before the end, in
+    order, as ``<seat> <termination> <turns played before>`` joined by ``, `` (SPEC.md section
+    15.6): ``2 time 7, 3 no-moves 12``.  Replay needs it: a seat that left by a fault left no
+    trace in the turns.  No tag when no seat left early."""
+    if not outcome.eliminated:
+        return ()
+    return (("Eliminations", ", ".join(f"{e.seat + 1} {e.termination.value} {e.turns}" for e in outcome.eliminated)),)
