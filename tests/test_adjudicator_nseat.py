@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from santorini_server.adjudicator import (
+    Abort,
     AdjudicationError,
     Adjudicator,
     Answer,
@@ -20,6 +21,9 @@ from santorini_server.adjudicator import (
     TimeControl,
     parse_tc,
 )
+from santorini_server.records import Elimination as RecordedElimination
+from santorini_server.records import format_sgn, parse_sgn
+from santorini_server.records.replay import check_record
 from santorini_server.rules import Position, parse_square
 from santorini_server.sei import Go, PositionCommand
 from santorini_server.termination import Termination
@@ -130,7 +134,11 @@ def test_three_seats_a_seat_with_no_turn_is_eliminated_and_play_goes_on() -> Non
     assert isinstance(step, Request) and step.seat == 2  # seat 2 was skipped: eliminated
     assert adj.eliminations == (Elimination(1, T.NO_MOVES, "player 2 has no complete turn", 3, 1),)
     assert adj.position.eliminated == 0b010 and adj.position.workers[1] == 0
-    assert step.position == PositionCommand(sps=BOXED_2, moves=adj.moves)  # elimination is not a turn
+    # elimination is not a turn, and position restarts from the SPS right after it
+    assert step.position == PositionCommand(sps=adj.position.sps(), moves=())
+    assert ";d1,e2/x/c3,c4;3;3" in adj.position.sps()
+    play_first(adj)
+    assert ask(adj).position == PositionCommand(sps=step.position.sps, moves=adj.moves[1:])
     assert adj.out_seats == {1}
 
 
@@ -293,10 +301,27 @@ def test_the_record_has_every_player_the_placings_and_the_eliminations() -> None
     climb_after_seat_2_is_out(adj)
     record = adj.record(("A", "B", "C"))
     assert record.tag("Player3") == "C" and record.tag("Result") == "1-3-2"
-    assert record.tag("Eliminations") == "2 no-moves 1"
+    assert record.eliminations == (RecordedElimination(1, 2, "no-moves", "player 2 has no complete turn"),)
     assert record.tag("Gods") == "apollo/pan/atlas"
+    assert check_record(record) == [] and parse_sgn(format_sgn(record)) == [record]
     four = game(FOUR, opening=pos(FOUR, "d1 e1", "a1 a2", to_move=4, heights="a1=2 b1=3"))
     ask(four)
     four.receive(Answer("a1-b1", 5))
     record = four.record(("A", "B", "C", "D"))
-    assert (record.tag("Player4"), record.tag("Result"), record.tag("Eliminations")) == ("D", "2-1-2-1", None)
+    assert (record.tag("Player4"), record.tag("Result"), record.eliminations) == ("D", "2-1-2-1", ())
+    assert check_record(record) == []
+
+
+def test_a_fault_elimination_is_recorded_so_the_game_replays() -> None:
+    """Seat 1 loses on time at its first turn: nothing in the turns says so, the record must."""
+    adj = game(tc=TimeControl(1000, 0))
+    ask(adj)
+    adj.receive(Answer("a1,a2", 1200))
+    for _ in range(3):
+        play_first(adj)
+    adj.receive(Abort(detail="stopped"))  # an aborted game keeps its eliminations too
+    record = adj.record(("A", "B", "C"))
+    assert record.eliminations == (RecordedElimination(0, 1, "time", "by 200 ms"),)
+    assert record.result == "*" and len(record.turns) == 3
+    assert check_record(record) == [] and parse_sgn(format_sgn(record)) == [record]
+    assert Outcome.from_record(record) == Outcome(None, T.ABORTED, "stopped")

@@ -24,7 +24,6 @@ from .outcome import Outcome as Outcome
 from .outcome import placings_text as placings_text
 from .record import MAX_DETAIL as MAX_DETAIL
 from .record import cut_detail as cut_detail
-from .record import eliminations_tag as eliminations_tag
 from .record import make_record as make_record
 from .record import score_text as score_text
 from .record import turn_record as turn_record
@@ -35,5 +34,5 @@ __all__ = [
     "Request", "Answer", "Resignation", "NoReply", "Forfeit", "Abort", "Event",
     "Outcome", "Elimination", "placings_text", "GameSetup",
     "TimeControl", "Clock", "parse_tc", "tc_warnings", "DEFAULT_HARD_DEADLINE_MS",
-    "make_record", "eliminations_tag", "turn_record", "score_text", "cut_detail", "MAX_DETAIL",
+    "make_record", "turn_record", "score_text", "cut_detail", "MAX_DETAIL",
 ]

@@ -32,14 +32,16 @@ repeats the outstanding request while asking; a turn event (:class:`Answer`,
 with no request out, is the driver's bug: :class:`AdjudicationError`, and nothing changes.
 
 Three and four seats (SPEC.md section 15).  There is a clock per seat and ``go`` states every
-seat's clock and increment.  With four seats a seat that has no complete turn or faults loses the
-game for its team.  With three seats it is eliminated instead (its workers leave the board) and
-the game goes on for the others until one wins or only one is left; each elimination is appended
-to :attr:`Adjudicator.eliminations`, which a driver reads to tell that seat's engine its
-``result`` and to ask it nothing more.  A :class:`Forfeit` of a seat that is not to move (an
-engine that failed between its turns) takes effect at the start of that seat's next turn: its
-workers stay until then, so a game's positions stay a function of the turns played and its
-record replays exactly.  Two-seat games are ruled exactly as before (a forfeit ends them at once).
+seat's clock and increment.  With four seats a seat that has no complete turn or faults loses
+the game for its team.  With three seats it is eliminated instead (its workers leave the board)
+and the game goes on for the others until one wins or only one is left; each elimination is
+appended to :attr:`Adjudicator.eliminations`, which a driver reads to tell that seat's engine
+its ``result`` and to ask it nothing more, and from then on ``position`` states the SPS right
+after it and the turns since (a seat that left by a fault left no trace in the turns).  A
+:class:`Forfeit` of a seat that is not to move (an engine that failed between its turns) takes
+effect at the start of that seat's next turn: its workers stay until then, so a game's positions
+stay a function of the turns played and its record replays exactly.  Two-seat games are ruled
+exactly as before (a forfeit ends them at once).
 """
 
 from __future__ import annotations
@@ -110,6 +112,9 @@ class Adjudicator:
         self._eliminations: list[Elimination] = []
         # three and four seats: faults of seats not to move, ruled at the start of their next turn
         self._pending: dict[int, tuple[Termination, str]] = {}
+        # what ``position`` states: the opening (or, after a three-seat elimination, the position
+        # then) and the canonical turns played since
+        self._base = setup.opening
         self._moves: list[str] = []
         # each checked turn's facts (canonical STN, ms charged, telemetry); records are made at the end
         self._played: list[tuple[str, int, Info | None]] = []
@@ -127,7 +132,7 @@ class Adjudicator:
     @property
     def moves(self) -> tuple[str, ...]:
         """The canonical turns played so far, from the start."""
-        return tuple(self._moves)
+        return tuple(stn for stn, _, _ in self._played)
 
     @property
     def turns(self) -> tuple[TurnRecord, ...]:
@@ -166,7 +171,7 @@ class Adjudicator:
         seat = pos.to_move
         self._request = Request(
             seat=seat,
-            position=PositionCommand.unchecked(self.setup.opening, tuple(self._moves)),
+            position=PositionCommand.unchecked(self._base, tuple(self._moves)),
             go=self._go(seat),
             allowance_ms=math.inf if seat in self.humans else self.clocks[seat].allowance_ms(),
         )
@@ -184,8 +189,8 @@ class Adjudicator:
             raise AdjudicationError(f"the game is over ({self._outcome.termination}): {event!r} came too late")
         if isinstance(event, Forfeit):
             return self._forfeit(event)
-        if isinstance(event, Abort):
-            return self._end(Outcome(None, Termination.ABORTED, event.detail))
+        if isinstance(event, Abort):  # the seats that left stay in the record (it replays)
+            return self._end(Outcome(None, Termination.ABORTED, event.detail, eliminated=tuple(self._eliminations)))
         request = self._request
         if request is None:
             raise AdjudicationError(f"no turn was asked for: {event!r}")
@@ -322,7 +327,10 @@ class Adjudicator:
         self._eliminations.append(elimination)
         after = pos.eliminate()
         if after is not None:
+            # ``position`` restarts from here: an engine cannot tell a fault from the turns
             self._position = after
+            self._base = after.sps()
+            self._moves = []
             return self.next_request()
         winner = next(s for s in pos.live_seats if s != seat)
         placings = tuple(self._placing(s, winner) for s in range(3))

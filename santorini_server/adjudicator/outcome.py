@@ -58,7 +58,8 @@ class Outcome:
     decider: int | None = None
     """Three and four seats: the seat (1..N) whose winning turn, lost turn or fault ended the game."""
     eliminated: tuple[Elimination, ...] = ()
-    """Three seats: the seats that left before the end, in order (not the decider)."""
+    """Three seats: the seats that left before the end, in order (not the decider; an aborted
+    game's too)."""
 
     def __post_init__(self) -> None:
         if not self.placings and self.winner is not None:
@@ -68,12 +69,10 @@ class Outcome:
     def from_record(cls, record: GameRecord) -> Outcome:
         """The outcome a game record states (records carry it in Result/Termination tags)."""
         termination, detail = Termination(record.termination), record.termination_detail or ""
-        result = record.result
-        if result in ("1-0", "0-1", "*"):
-            return cls({"1-0": 1, "0-1": 2}.get(result), termination, detail)
-        placings = tuple(int(p) for p in result.split("-"))
-        firsts = [s + 1 for s, p in enumerate(placings) if p == 1]
-        return cls(firsts[0], termination, detail, placings)
+        placings = record.placings
+        if placings is None:
+            return cls(None, termination, detail)
+        return cls(placings.index(1) + 1, termination, detail, placings if len(placings) > 2 else ())
 
     @property
     def nseats(self) -> int:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from ..records import Elimination as RecordedElimination
 from ..records import GameRecord, TurnRecord
 from ..records.game import MAX_COUNT, clean_text
 from ..rules import Position, ruleset_of
@@ -65,20 +66,14 @@ def make_record(
     *,
     date: str = UNKNOWN_DATE,
 ) -> GameRecord:
-    """The game's record with every tag the referee writes (SPEC.md sections 13.1 and 15.6).
+    """The game's record with every tag the referee writes (SPEC.md sections 13.1 and 15), and with
+    three seats the seats that left while the game went on (the record's eliminations).
 
     ``names`` has one name per seat (Player1, Player2, and Player3/Player4 with more seats).
     ``date`` is the Date tag, ``YYYY.MM.DD``: the driver reads the calendar, this layer reads no clock.
     """
     gods = Position.from_sps(setup.opening).gods if setup.opening else setup.gods
     tcs = setup.seat_tcs(len(gods))
-    n = len(gods)
-    extra: tuple[tuple[str, str], ...] = ()
-    more: dict[str, str] = {}
-    if n > 2:
-        more = {"player3": names[2]} if n == 3 else {"player3": names[2], "player4": names[3]}
-        if outcome.decider is not None:
-            extra = eliminations_tag(outcome)
     return GameRecord.build(
         event=setup.event,
         site=setup.site,
@@ -86,7 +81,8 @@ def make_record(
         round=setup.round,
         player1=names[0],
         player2=names[1],
-        **more,
+        player3=names[2] if len(gods) > 2 else None,
+        player4=names[3] if len(gods) > 3 else None,
         gods="/".join(gods),
         ruleset=ruleset_of(*gods),
         start=setup.opening or "startpos",
@@ -96,16 +92,8 @@ def make_record(
         termination_detail=outcome.detail,
         opening=setup.opening,
         game_number=setup.game_number,
-        extra_tags=extra,
         turns=turns,
+        eliminations=[
+            RecordedElimination(e.turns, e.seat + 1, e.termination.value, e.detail or None) for e in outcome.eliminated
+        ],
     )
-
-
-def eliminations_tag(outcome: Outcome) -> tuple[tuple[str, str], ...]:
-    """Three seats: the ``Eliminations`` tag, every seat that left the game before the end, in
-    order, as ``<seat> <termination> <turns played before>`` joined by ``, `` (SPEC.md section
-    15.6): ``2 time 7, 3 no-moves 12``.  Replay needs it: a seat that left by a fault left no
-    trace in the turns.  No tag when no seat left early."""
-    if not outcome.eliminated:
-        return ()
-    return (("Eliminations", ", ".join(f"{e.seat + 1} {e.termination.value} {e.turns}" for e in outcome.eliminated)),)
