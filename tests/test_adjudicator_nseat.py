@@ -149,6 +149,7 @@ def test_three_seats_losing_on_time_eliminates_the_mover() -> None:
     assert isinstance(step, Request) and step.seat == 1
     assert adj.eliminations == (Elimination(0, T.TIME, "by 200 ms", 3, 0),)
     assert adj.position.sps() == "apollo/minotaur/pan;00000/00000/00000/00000/00000;x/-/-;2;1"
+    assert Position.from_sps(adj.position.sps()) == adj.position  # a seat may leave while placing
     assert adj.moves == ()  # the late turn is not played
     step = adj.receive(NoReply(elapsed_ms=1001))  # seat 2 never answers: seat 3 is the last one in
     assert step == Outcome(3, T.TIME, "by 1 ms (no reply by the deadline)", (3, 2, 1), 2,
