@@ -293,6 +293,11 @@ def test_the_reason_names_the_winner_and_every_seat_that_left(outcome: Outcome, 
     assert outcome.reason(("A", "B", "C", "D")[: len(outcome.placings)]) == reason
 
 
+def test_a_team_of_one_engine_is_named_once() -> None:
+    outcome = Outcome(2, T.TIME, "by 3 ms", (2, 1, 2, 1), 1)
+    assert outcome.reason(("A", "B", "A", "B")) == "A loses on time by 3 ms: B wins"
+
+
 def test_an_eliminated_engine_is_told_its_own_place_only() -> None:
     assert Elimination(1, T.TIME, "", 3, 0).notice(3) == (None, 3, None)
 
