@@ -53,7 +53,7 @@ class Outcome:
     termination: Termination
     detail: str = ""
     placings: tuple[int, ...] = ()
-    """One place per seat in seat order, 1 = first (SPEC.md section 15.6); given for three and
+    """One place per seat in seat order, 1 = first (SPEC.md section 15.2); given for three and
     four seats, derived for two ((1, 2) or (2, 1)); empty when aborted."""
     decider: int | None = None
     """Three and four seats: the seat (1..N) whose winning turn, lost turn or fault ended the game."""

@@ -76,7 +76,7 @@ IoLog = Callable[[str, str, str], None]
 
 def seats_refusal(name: str, info: EngineInfo, seats: int) -> str | None:
     """The one line that refuses ``name`` a ``seats``-seat game before any game starts, or None
-    when its handshake declared that seat count (SPEC.md section 15.5: no ``feature players``
+    when its handshake declared that seat count (SPEC.md section 4.3: no ``feature players``
     line means two seats only)."""
     if info.plays(seats):
         return None

@@ -102,7 +102,7 @@ async def play_seated(adjudicator: Adjudicator, engines: dict[int, Engine], name
     gods = adjudicator.position.gods
     n = adjudicator.nseats
     # Every engine gets ready at once.  Two seats: the first failure in seat order decides the
-    # game.  More: each failure is that seat's (SPEC.md section 15.5), and the game goes on.
+    # game.  More: each failure is that seat's (SPEC.md section 15.2), and the game goes on.
     # Every engine that was asked is waited for, so none is left with an unanswered isready.
     asked: list[tuple[int, float]] = []
     for seat, engine in engines.items():

@@ -87,7 +87,7 @@ async def play_or_forfeit(
 
     An engine that cannot be (re)started loses the game it was to play (``crash``/``stall``, the
     detail says why), which then has no turns; with three or four seats that is its seat's fault
-    (SPEC.md section 15.5) and the others play on.
+    (SPEC.md section 15.2) and the others play on.
     """
     adjudicator = Adjudicator(setup)
     started: dict[int, Engine] = {}
