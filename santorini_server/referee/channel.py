@@ -145,6 +145,10 @@ class EngineInfo:
         """The seat counts the engine plays: those it declared, or 2 only when it declared none."""
         return self.declared_players or DEFAULT_PLAYERS
 
+    def plays(self, seats: int) -> bool:
+        """Whether it plays games of ``seats`` seats (the referee starts no other)."""
+        return seats in self.players
+
 
 class EngineChannel:
     """A started engine process and its SEI codec; created by :meth:`open`."""
