@@ -69,7 +69,7 @@ def test_perft_suite_pass_and_fail(tmp_path: Path) -> None:
 def test_perft_bad_input_is_one_line() -> None:
     result = run("perft", "nonsense", "2")
     assert result.exit_code == 1 and "malformed SPS" in result.output and "Traceback" not in result.output
-    assert run("perft", CROSS, "0").exit_code == 2
+    assert run("perft", CROSS, "-1").exit_code == 2  # depth 0 is 1 (SPEC.md section 15.5); below 0 is a usage error
 
 
 def test_show_draws_the_board_without_colour_off_a_terminal() -> None:

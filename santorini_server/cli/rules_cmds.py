@@ -43,8 +43,10 @@ def legal(positions: tuple[str, ...], as_json: bool) -> None:
 
     Positions come from the arguments, or one per line on standard input when none are given.
     With --json each line is {"sps", "status": "ongoing"|"lost", "turns": {STN: successor SPS
-    or "win"}}, or {"sps", "error"} for an invalid position.  Exit status 1 if any input was
-    invalid (the others are still answered).
+    or "win"}}, or {"sps", "error"} for an invalid position.  In a three-seat game a seat with no
+    complete turn is eliminated instead of losing: "status": "eliminated", "turns": {} and either
+    "next" (the SPS after it leaves) or "winner" (the last seat standing, 1-based).  Exit status 1
+    if any input was invalid (the others are still answered).
     """
     failed = False
     for text in _inputs(positions):
@@ -58,16 +60,33 @@ def legal(positions: tuple[str, ...], as_json: bool) -> None:
                 click.echo(f"error: {exc}", err=True)
             continue
         transitions = sorted(pos.transitions(), key=lambda t: t.stn)
+        out = not transitions and pos.nseats == 3
+        after = pos.eliminate() if out else None
         if as_json:
             turns = {t.stn: ("win" if t.win else t.position.sps()) for t in transitions}
-            status = "lost" if not transitions else "ongoing"
-            click.echo(json.dumps({"sps": pos.sps(), "status": status, "turns": turns}))
+            status = "ongoing" if transitions else "eliminated" if out else "lost"
+            answer: dict[str, object] = {"sps": pos.sps(), "status": status, "turns": turns}
+            if out:
+                if after is not None:
+                    answer["next"] = after.sps()
+                else:
+                    answer["winner"] = _survivor(pos) + 1
+            click.echo(json.dumps(answer))
             continue
         click.echo(pos.sps())
-        if not transitions:
-            click.echo(f"  player {pos.player} has no complete turn and loses (no-moves)")
+        who = f"player {pos.player}" if pos.nseats == 2 else f"seat {pos.player}"
+        if out:
+            if after is not None:
+                click.echo(f"  {who} has no complete turn and is eliminated; seat {after.player} moves next:")
+                click.echo(f"  {after.sps()}")
+            else:
+                click.echo(f"  {who} has no complete turn and is eliminated; seat {_survivor(pos) + 1} wins (last seat standing)")
             continue
-        click.echo(f"  {len(transitions)} legal turns for player {pos.player}:")
+        if not transitions:
+            team = " with its team" if pos.nseats == 4 else ""
+            click.echo(f"  {who} has no complete turn and loses{team} (no-moves)")
+            continue
+        click.echo(f"  {len(transitions)} legal turns for {who}:")
         width = max(len(t.stn) for t in transitions)
         for t in transitions:
             after = f"wins ({t.termination})" if t.win else t.position.sps()
@@ -76,9 +95,14 @@ def legal(positions: tuple[str, ...], as_json: bool) -> None:
         sys.exit(1)
 
 
+def _survivor(pos: Position) -> int:
+    """The one seat left when the seat to move of a three-seat position leaves."""
+    return next(s for s in pos.live_seats if s != pos.to_move)
+
+
 @click.command()
 @click.argument("sps", required=False)
-@click.argument("depth", required=False, type=click.IntRange(min=1))
+@click.argument("depth", required=False, type=click.IntRange(min=0))
 @click.option("--divide", is_flag=True, help="Also print the count below each first turn.")
 @click.option(
     "--suite",
@@ -88,9 +112,9 @@ def legal(positions: tuple[str, ...], as_json: bool) -> None:
 def perft(sps: str | None, depth: int | None, divide: bool, suite: Path | None) -> None:
     """Count the leaves of the complete-turn tree of SPS to DEPTH turns.
 
-    A winning turn is a leaf counted once; placement of both workers is one turn.  With
-    --suite, run every case of a perft suite and print pass/fail per case; exit status 1 on
-    any mismatch.
+    A winning turn is a leaf counted once; placement of both workers is one turn; in a
+    three-seat game an elimination is not a turn and consumes no depth.  With --suite, run
+    every case of a perft suite and print pass/fail per case; exit status 1 on any mismatch.
     """
     if suite is not None:
         if sps is not None:
@@ -100,7 +124,7 @@ def perft(sps: str | None, depth: int | None, divide: bool, suite: Path | None) 
         raise click.UsageError("perft needs SPS and DEPTH (or --suite FILE)")
     pos = _position(sps)
     start = time.perf_counter()
-    if divide:
+    if divide and depth > 0:
         counts = _divide(pos, depth)
         for stn in sorted(counts):
             click.echo(f"{stn} {counts[stn]}")
@@ -131,8 +155,8 @@ def _run_suite(path: Path) -> int:
             pos = parse_sps(sps)
         except NotationError as exc:
             raise click.ClickException(f"{path}:{lineno}: {exc}") from None
-        if depth < 1:
-            raise click.ClickException(f"{path}:{lineno}: depth must be at least 1")
+        if depth < 0:
+            raise click.ClickException(f"{path}:{lineno}: depth must be at least 0")
         got = _perft(pos, depth)
         cases += 1
         if got == expected:
@@ -150,7 +174,11 @@ def _run_suite(path: Path) -> int:
     "--colour/--no-colour", "--color/--no-color", default=None, help="Force colour on or off (default: when a terminal)."
 )
 def show(sps: str, colour: bool | None) -> None:
-    """Draw the position SPS: each cell is its level 0-3 and a worker (X player 1, O player 2); ^^ is a dome."""
+    """Draw the position SPS: each cell is its level 0-3 and a worker; ^^ is a dome.
+
+    Workers are X (player 1) and O (player 2); three seats add V (seat 3); four seats show the
+    teams' shared workers as A (seats 1 and 3) and B (seats 2 and 4).
+    """
     pos = _position(sps)
     if colour is None:
         colour = sys.stdout.isatty()
