@@ -630,6 +630,7 @@ def main() -> None:
             author="santorini-server",
             options=[hash_option],
             on_newgame=lambda gods: searcher.new_game(),
+            players=(2, 3, 4),
         )
     )
 

@@ -80,7 +80,7 @@ def choose(position: Position, limits: Limits, stop: threading.Event, info: Info
 def main() -> None:
     """Serve SEI on stdin/stdout."""
     _rng.seed(SEED.value or None)
-    raise SystemExit(run_bot(choose, name="Greedy", author="santorini-server", options=[SEED]))
+    raise SystemExit(run_bot(choose, name="Greedy", author="santorini-server", options=[SEED], players=(2, 3, 4)))
 
 
 if __name__ == "__main__":
