@@ -11,8 +11,11 @@ with three seats, its team's loss with four).
 Three seats: every ordering of the three engines plays the same randomly drawn gods (6 games a
 round).  Four seats: two engines, each a whole team, both sides (2 games a round).
 
-    python tools/nseat_duel.py --players 3 alphabeta greedy random --rounds 20 --movetime 60
-    python tools/nseat_duel.py --players 4 alphabeta greedy --rounds 30 --tc 1+0.01
+    python tools/nseat_duel.py --players 3 alphabeta greedy random --rounds 20 --tc 1+0.01 --jobs 2
+    python tools/nseat_duel.py --players 4 alphabeta greedy --rounds 30 --tc 1+0.01 --jobs 2
+    python tools/nseat_duel.py --players 3 alphabeta greedy random --rounds 10 --nodes 6000 --movetime 100000
+
+A node limit (``--nodes``, with ``--movetime``) makes a figure independent of the machine's load.
 """
 
 from __future__ import annotations
