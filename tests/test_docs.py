@@ -170,6 +170,12 @@ def sps_regex() -> str:
 
 
 @functools.cache
+def sps_regex_all_seats() -> str:
+    """Section 15.4's regex: two, three or four seats (its first alternative is section 2.1's)."""
+    return printed_regex(SPEC, "15.4")
+
+
+@functools.cache
 def stn_regex() -> str:
     return printed_regex(SPEC, "3.1")
 
@@ -180,7 +186,7 @@ def test_the_guide_prints_the_same_regexes() -> None:
 
 
 def test_the_regexes_use_only_posix_extended_syntax() -> None:
-    for regex in (sps_regex(), stn_regex()):
+    for regex in (sps_regex(), sps_regex_all_seats(), stn_regex()):
         assert "(?" not in regex and "\\d" not in regex and "\\s" not in regex
 
 
@@ -216,6 +222,22 @@ def positions(seed: int, games: int) -> Iterator[Position]:
             pos = transition.position
 
 
+def nseat_positions(seed: int, games: int) -> Iterator[Position]:
+    """Positions of random three- and four-seat games, eliminations included (SPEC.md section 15)."""
+    rng = random.Random(seed)
+    gods = [g for g in GODS if g != "mortal"]
+    for game in range(games):
+        pos: Position | None = Position.start(tuple(rng.sample(gods, 3 + game % 2)))
+        while pos is not None:
+            yield pos
+            transitions = pos.transitions()
+            if not transitions:
+                pos = pos.eliminate() if pos.nseats == 3 else None
+                continue
+            transition = rng.choice(transitions)
+            pos = None if transition.win else transition.position
+
+
 @functools.cache
 def valid_corpus() -> tuple[list[str], list[str]]:
     """Real SPS (the perft suites, random games) and real STN (legal turns of those games)."""
@@ -223,7 +245,7 @@ def valid_corpus() -> tuple[list[str], list[str]]:
            for line in f.read_text().splitlines() if line and not line.startswith("#")]
     stn: list[str] = []
     rng = random.Random(7)
-    for pos in positions(seed=12, games=12):
+    for pos in [*positions(seed=12, games=12), *nseat_positions(seed=12, games=6)]:
         sps.append(pos.sps())
         turns = pos.legal_turns()
         stn += rng.sample(turns, min(5, len(turns)))
@@ -269,7 +291,7 @@ def grep_matches(regex: str, lines: list[str]) -> list[bool]:
 @pytest.mark.parametrize("kind", ["sps", "stn"])
 def test_printed_regex_agrees_with_the_parser_on_valid_tokens_and_near_misses(kind: str) -> None:
     sps, stn = valid_corpus()
-    valid, regex, parser = (sps, sps_regex(), well_formed_sps) if kind == "sps" else (stn, stn_regex(), well_formed_stn)
+    valid, regex, parser = (sps, sps_regex_all_seats(), well_formed_sps) if kind == "sps" else (stn, stn_regex(), well_formed_stn)
     misses = near_misses(valid, 4000, seed=len(kind))
     corpus = valid + misses + [t.upper() for t in valid[:50]] + ["", "-", "+", "b3", "b3-b4+", "a0,b1", "f1,a1"]
     assert all(parser(t) for t in valid)
@@ -282,8 +304,16 @@ def test_printed_regex_agrees_with_the_parser_on_valid_tokens_and_near_misses(ki
 @settings(max_examples=300, deadline=None)
 @given(st.text(alphabet=MUTATION_ALPHABET, max_size=70))
 def test_printed_regexes_agree_with_the_parsers_on_any_text(text: str) -> None:
-    assert (re.fullmatch(sps_regex(), text) is not None) == well_formed_sps(text)
+    assert (re.fullmatch(sps_regex_all_seats(), text) is not None) == well_formed_sps(text)
     assert (re.fullmatch(stn_regex(), text) is not None) == well_formed_stn(text)
+
+
+def test_the_two_seat_regex_is_the_first_alternative_of_the_all_seats_one() -> None:
+    assert sps_regex_all_seats().startswith("(" + sps_regex() + "|")
+    sps, _ = valid_corpus()
+    for text in sps + near_misses(sps, 2000, seed=15):
+        two_gods = text.split(";", 1)[0].count("/") == 1
+        assert (re.fullmatch(sps_regex(), text) is not None) == (two_gods and well_formed_sps(text)), text
 
 
 # --- the check summary -------------------------------------------------------------------------

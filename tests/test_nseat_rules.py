@@ -276,13 +276,9 @@ def test_n8_four_seat_hermes_moves_the_team_s_two_workers() -> None:
     [
         ("apollo/mortal/pan;00000/00000/00000/00000/00000;-/-/-;1;1", "not mortal"),
         ("apollo/pan/apollo;00000/00000/00000/00000/00000;-/-/-;1;1", "two seats have apollo"),
-        ("apollo/pan/atlas;00000/00000/00000/00000/00000;a1,a2/b1,b2/c1,c2/d1,d2;1;2", "need 3 worker groups"),
-        ("apollo/pan/atlas/demeter;00000/00000/00000/00000/00000;a1,a2/b1,b2/c1,c2;1;2", "need 2 worker groups"),
         ("apollo/pan/atlas;00000/00000/00000/00000/00000;a1,a2/x/c1,c2;2;2", "seat 2 is to move but has been eliminated"),
-        ("apollo/pan/atlas/demeter;00000/00000/00000/00000/00000;a1,a2/x;1;2", "only written in three-seat games"),
         ("apollo/pan/atlas;00000/00000/00000/00000/00000;a1,a2/x/x;1;2", "at least two seats"),
         ("apollo/pan/atlas;00000/00000/00000/00000/00000;a1,a2/a2,b2/c1,c2;1;2", "two workers on a2"),
-        ("mortal/mortal;00000/00000/00000/00000/00000;-/x;1;1", "only written in three-seat games"),
     ],
 )
 def test_nseat_sps_problems_are_named(sps: str, message: str) -> None:
@@ -290,9 +286,58 @@ def test_nseat_sps_problems_are_named(sps: str, message: str) -> None:
         Position.from_sps(sps)
 
 
-def test_a_seat_beyond_the_gods_is_malformed() -> None:
-    with pytest.raises(MalformedPositionError, match="expected a seat 1-3"):
-        Position.from_sps("apollo/pan/atlas;00000/00000/00000/00000/00000;-/-/-;4;1")
+@pytest.mark.parametrize(
+    ("sps", "message"),
+    [
+        ("apollo/pan/atlas;00000/00000/00000/00000/00000;-/-/-;4;1", "side to move field '4': expected a seat 1-3"),
+        ("apollo/pan/atlas;00000/00000/00000/00000/00000;a1,a2/b1,b2/c1,c2/d1,d2;1;2", "3 gods need 3 worker groups"),
+        ("apollo/pan/atlas/demeter;00000/00000/00000/00000/00000;a1,a2/b1,b2/c1,c2;1;2", "4 gods need 2 worker groups"),
+        ("apollo/pan/atlas/demeter;00000/00000/00000/00000/00000;a1,a2/x;1;2", "only written with three seats"),
+        ("mortal/mortal;00000/00000/00000/00000/00000;-/x;1;1", "only written with three seats"),
+    ],
+)
+def test_the_seat_count_shapes_the_grammar(sps: str, message: str) -> None:
+    # the number of gods fixes the number of groups, where 'x' may stand, and the seats that may move
+    with pytest.raises(MalformedPositionError, match=message):
+        Position.from_sps(sps)
+
+
+def test_nseat_random_games_agree_with_every_fast_path() -> None:
+    """Random three- and four-seat games: SPS round trips, sampled legal turns replay to the same
+    successor through ``play`` (and its plain-turn fast path), counting agrees with generation,
+    every successor is valid, and eliminations keep the position valid."""
+    import random
+
+    from santorini_server.rules.movegen import RawTurn, generate, plain_turn
+
+    rng = random.Random(13)
+    gods_pool = ["apollo", "artemis", "athena", "atlas", "demeter", "hephaestus", "hermes", "minotaur", "pan", "prometheus"]
+    eliminations = 0
+    for game in range(24):
+        p = Position.start(tuple(rng.sample(gods_pool, 3 if game % 2 else 4)))
+        for _ in range(80):
+            assert Position.from_sps(p.sps()) == p and p.problems() == []
+            legal = list(generate(p))
+            assert p.count_turns() == len(legal) and p.is_lost() == (not legal)
+            if not legal:
+                if p.nseats != 3:
+                    break
+                nxt = p.eliminate()
+                eliminations += 1
+                if nxt is None:
+                    break
+                p = nxt
+                continue
+            for raw in rng.sample(legal, min(8, len(legal))):
+                t = p.play(raw.stn)
+                assert (t.stn, t.win, t.position) == (raw.stn, raw.win, p.successor(raw.state))
+                fast = plain_turn(p, raw.stn)
+                assert fast is None or RawTurn(raw.stn, *fast) == raw
+            raw = rng.choice(legal)
+            if raw.win:
+                break
+            p = p.successor(raw.state)
+    assert eliminations > 0  # the sample reaches three-seat eliminations
 
 
 def test_nseat_positions_round_trip_through_random_games() -> None:

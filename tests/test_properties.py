@@ -93,12 +93,12 @@ def test_plain_turn_fast_path_agrees_with_generation(pos: Position, rnd: random.
     has the plain shape and the mover's god is plain), then near misses: random texts of the
     plain shape, which must be None unless legal.
     """
-    from santorini_server.rules.movegen import _FAST_COUNT, RawTurn, generate, plain_turn
+    from santorini_server.rules.movegen import _PLAIN_GODS, RawTurn, generate, plain_turn
     from santorini_server.rules.squares import SQUARE_NAMES
 
     legal = {t.stn: t for t in generate(pos)}
     placing = not pos.workers[pos.to_move]
-    plain_god = not placing and pos.gods[pos.to_move] in _FAST_COUNT
+    plain_god = not placing and pos.gods[pos.to_move] in _PLAIN_GODS
     assert pos.is_lost() == (not legal)
     for stn, raw in legal.items():
         got = plain_turn(pos, stn)

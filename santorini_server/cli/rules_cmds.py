@@ -89,8 +89,8 @@ def legal(positions: tuple[str, ...], as_json: bool) -> None:
         click.echo(f"  {len(transitions)} legal turns for {who}:")
         width = max(len(t.stn) for t in transitions)
         for t in transitions:
-            after = f"wins ({t.termination})" if t.win else t.position.sps()
-            click.echo(f"  {t.stn:<{width}}  {after}")
+            then = f"wins ({t.termination})" if t.win else t.position.sps()
+            click.echo(f"  {t.stn:<{width}}  {then}")
     if failed:
         sys.exit(1)
 

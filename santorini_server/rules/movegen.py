@@ -419,6 +419,8 @@ def count_turns(pos: Position) -> int:
         k = (BB_ALL & ~(theirs | pos.domes)).bit_count()
         return k * (k - 1) // 2
     if god not in _FAST_COUNT:
+        if god in _COUNTED:
+            return _count_builders(pos, god, mine, theirs)
         return sum(1 for _ in generate(pos))
     h1, h2, h3 = pos.h1, pos.h2, pos.h3
     free = BB_ALL & ~(mine | theirs | pos.domes)
@@ -449,6 +451,59 @@ def count_turns(pos: Position) -> int:
     return total
 
 
+#: Gods whose turns are one move (into an opponent for Apollo and the Minotaur) and builds that
+#: depend only on the builder's square: their turns are counted, not generated.
+_COUNTED = frozenset({"apollo", "minotaur", "atlas", "demeter", "hephaestus"})
+
+
+def _count_builders(pos: Position, god: str, mine: int, theirs: int) -> int:
+    """:func:`count_turns` for the gods of ``_COUNTED``: each move times its build options.
+
+    The build options of ``targets`` (free neighbours of the mover's new square): Atlas may also
+    dome any non-level-3 square, Hephaestus may add a block where the first build leaves level 2
+    or less, Demeter may build once or on two different squares; the others build once.
+    """
+    h1, h2, h3, domes = pos.h1, pos.h2, pos.h3, pos.domes
+    free = BB_ALL & ~(mine | theirs | domes)
+    le = (BB_ALL & ~h1, BB_ALL & ~h2, BB_ALL & ~h3, BB_ALL, BB_ALL)
+    no_up = pos.athena_up and athena_binds(pos.gods, pos.to_move)
+    nb = NEIGHBOURS_BY_BIT
+    atlas, hephaestus, demeter = god == "atlas", god == "hephaestus", god == "demeter"
+    forcing = god == "apollo" or god == "minotaur"
+    total = 0
+    for s in _bits(mine):
+        hs = (1 if h1 & s else 0) + (1 if h2 & s else 0) + (1 if h3 & s else 0)
+        reach = nb[s] & le[hs if no_up else hs + 1]
+        for d in _bits(reach & free):
+            if hs < 3 and h3 & d:  # climbing onto level 3 wins: one turn
+                total += 1
+                continue
+            targets = nb[d] & ~((mine ^ s ^ d) | theirs | domes)
+            k = targets.bit_count()
+            if atlas:
+                total += k + (targets & ~h3).bit_count()
+            elif hephaestus:
+                total += k + (targets & ~h2).bit_count()
+            elif demeter:
+                total += k + k * (k - 1) // 2
+            else:
+                total += k
+        if forcing:
+            for d in _bits(reach & theirs):
+                if god == "apollo":
+                    forced = s
+                else:
+                    push = PUSH_TARGET.get((_sq(s), _sq(d)))
+                    if push is None or (1 << push) & (mine | theirs | domes):
+                        continue
+                    forced = 1 << push
+                if hs < 3 and h3 & d:
+                    total += 1
+                    continue
+                total += (nb[d] & ~((mine ^ s ^ d) | (theirs ^ d ^ forced) | domes)).bit_count()
+    return total
+
+
 def _plain_shapes() -> dict[str, tuple[int, int, int]]:
     """Every ``a1-b2+c3`` and ``a1-b2`` text of a step to a neighbour and a build next to it,
     with its (from, to, build) bits (build 0 for the bare move of a win)."""
@@ -463,6 +518,10 @@ def _plain_shapes() -> dict[str, tuple[int, int, int]]:
 
 
 _PLAIN_SHAPES = _plain_shapes()
+
+#: Gods for whom ``a1-b2+c3`` onto a free square is an ordinary move and one ordinary build (a
+#: build on level 3 is a dome for Atlas too; the other builds are optional extras).
+_PLAIN_GODS = _FAST_COUNT | _COUNTED
 
 #: Every placement text in canonical order (``b3,d3``), with its two bits.
 _PLACEMENT_SHAPES = {
@@ -479,7 +538,8 @@ def plain_turn(pos: Position, text: str) -> tuple[int, RawState] | None:
 
     The referee's per-turn check (why it exists: checking a submitted turn is on every turn's
     path, and engines nearly always send this shape).  For the gods that move and build
-    normally (mortal, Athena, Pan), ``a1-b2+c3`` or a winning ``a1-b2`` is looked up in a table
+    normally (mortal, Athena, Pan), and for the one-build turns onto a free square of Apollo,
+    the Minotaur, Atlas, Demeter and Hephaestus, ``a1-b2+c3`` or a winning ``a1-b2`` is looked up in a table
     of such texts (steps and builds between neighbours) and checked by mask arithmetic, with
     no generation and no formatting; so is a placement in canonical order, for every god.
     None means "not decided here" (another shape, another god, or not legal): the caller falls
@@ -495,7 +555,7 @@ def plain_turn(pos: Position, text: str) -> tuple[int, RawState] | None:
         return WIN_NONE, (pos.h1, pos.h2, pos.h3, pos.domes, place[0] | place[1], theirs, False)
     god = pos.gods[me]
     shape = _PLAIN_SHAPES.get(text)
-    if shape is None or god not in _FAST_COUNT:
+    if shape is None or god not in _PLAIN_GODS:
         return None
     s, d, b = shape
     h1, h2, h3, domes = pos.h1, pos.h2, pos.h3, pos.domes

@@ -41,17 +41,21 @@ def perft(pos: Position, depth: int) -> int:
 
 def _perft3(pos: Position, depth: int) -> int:
     """Three seats: as above, but a seat with no turn passes the same depth to the next seat."""
-    n = count_turns(pos) if depth == 1 else None
-    if n == 0 or (n is None and pos.is_lost()):
-        nxt = pos.eliminate()
-        return 0 if nxt is None else _perft3(nxt, depth)
-    if n is not None:
-        return n
-    total = 0
-    child = pos.successor
-    for raw in generate(pos):
-        total += 1 if raw.win else _perft3(child(raw.state), depth - 1)
-    return total
+    if depth == 1:
+        n = count_turns(pos)
+        if n:
+            return n
+    else:
+        total = 0
+        moved = False
+        child = pos.successor
+        for raw in generate(pos):
+            moved = True
+            total += 1 if raw.win else _perft3(child(raw.state), depth - 1)
+        if moved:
+            return total
+    nxt = pos.eliminate()  # no complete turn: the seat leaves, and that is not a turn
+    return 0 if nxt is None else _perft3(nxt, depth)
 
 
 def divide(pos: Position, depth: int) -> dict[str, int]:

@@ -417,12 +417,18 @@ def _successor_n(pos: Position, state: RawState) -> Position:
         eliminated = 0
     else:
         eliminated = pos.eliminated
+        groups = list(old)
         before = (old[0] | old[1] | old[2]) ^ old[me]
-        gone, came = before & ~theirs, theirs & ~before
-        workers = tuple(
-            mine if g == me else (w ^ gone ^ came if w & gone else w) for g, w in enumerate(old)
-        )
-        nxt = _next_seat(me, eliminated, 3)
+        groups[me] = mine
+        if theirs != before:  # an Apollo swap or a Minotaur push moved one opponent worker
+            gone, came = before & ~theirs, theirs & ~before
+            for g, w in enumerate(groups):
+                if g != me and w & gone:
+                    groups[g] = w ^ gone ^ came
+        workers = tuple(groups)
+        nxt = me + 1 if me < 2 else 0
+        if eliminated >> nxt & 1:
+            nxt = _next_seat(nxt, eliminated, 3)
     if gods[me] != "athena":
         up = pos.athena_up and gods[nxt] != "athena"
     child = object.__new__(Position)

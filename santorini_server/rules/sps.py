@@ -88,11 +88,13 @@ def read_sps(text: str) -> SpsFields:
     m = _SPS_RE.fullmatch(text)
     if m is None:
         raise _grammar_error(text)
+    tokens = m["gods"].split("/")
+    n = len(tokens)
+    groups = m["workers"].split("/")
+    _check_seats(text, n, groups, m["stm"])
     problems: list[str] = []
     gods: list[str] = []
     athena_up = False
-    tokens = m["gods"].split("/")
-    n = len(tokens)
     for seat, token in enumerate(tokens, 1):
         side = f"player {seat}" if n == 2 else f"seat {seat}"
         gm = _GOD_STATE_RE.fullmatch(token)
@@ -117,18 +119,11 @@ def read_sps(text: str) -> SpsFields:
         else:
             for k in range(level):
                 h[k] |= 1 << i
-    groups = m["workers"].split("/")
-    want = 2 if n == 4 else n
-    if len(groups) != want:
-        what = "one per team (A: seats 1 and 3, B: seats 2 and 4)" if n == 4 else "one per seat"
-        problems.append(f"{n} gods need {want} worker groups ({what}), got {len(groups)}")
     workers = []
     eliminated = 0
     for g, group in enumerate(groups):
         mask = 0
         if group == "x":
-            if n != 3:
-                problems.append("'x' (an eliminated seat) is only written in three-seat games")
             eliminated |= 1 << g
         elif group != "-":
             a, b = (parse_square(s) for s in group.split(","))
@@ -137,13 +132,28 @@ def read_sps(text: str) -> SpsFields:
             mask = (1 << a) | (1 << b)
         workers.append(mask)
     stm = int(m["stm"])
-    if stm > n:
-        raise MalformedPositionError(
-            f"malformed SPS {quote(text)}: side to move field {quote(m['stm'])}: expected a seat 1-{n} (one seat per god)"
-        )
     if problems:
         raise invalid_sps(text, problems)
     return SpsFields(tuple(gods), h[0], h[1], h[2], domes, tuple(workers), stm - 1, int(m["turn"]), athena_up, eliminated)
+
+
+def _check_seats(text: str, n: int, groups: list[str], stm: str) -> None:
+    """The grammar's seat-count rules (SPEC.md section 15.4): the gods say how many seats there are,
+    and so how many worker groups, whether ``x`` may appear, and which seat may be to move."""
+    want = 2 if n == 4 else n
+    if len(groups) != want:
+        what = "one per team: A (seats 1, 3) then B (seats 2, 4)" if n == 4 else "one per seat"
+        raise MalformedPositionError(
+            f"malformed SPS {quote(text)}: workers field: {n} gods need {want} worker groups ({what}), got {len(groups)}"
+        )
+    if n != 3 and "x" in groups:
+        raise MalformedPositionError(
+            f"malformed SPS {quote(text)}: workers field: 'x' (an eliminated seat) is only written with three seats"
+        )
+    if int(stm) > n:
+        raise MalformedPositionError(
+            f"malformed SPS {quote(text)}: side to move field {quote(stm)}: expected a seat 1-{n} (one seat per god)"
+        )
 
 
 def _side(mask: int) -> str:
