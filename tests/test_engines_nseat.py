@@ -8,6 +8,7 @@ processes: the engines declare ``feature players 2 3 4`` and answer ``go`` with 
 from __future__ import annotations
 
 import dataclasses
+import random
 import subprocess
 import threading
 import time
@@ -16,11 +17,12 @@ from collections.abc import Callable, Iterator
 import pytest
 
 from santorini_engines import greedy, random_engine
-from santorini_engines.alphabeta import NSEAT_MOVES_TO_GO, AlphaBeta
+from santorini_engines.alphabeta import INF, NSEAT_MOVES_TO_GO, AlphaBeta, ParanoidSearcher
 from santorini_engines.evaluation import evaluate, evaluate_for, seat_wins
 from santorini_engines.sei_bot import Limits
 from santorini_server.referee.engine_spec import bundled_argv
-from santorini_server.rules import Position, parse_square
+from santorini_server.rules import SIMPLE_GODS, Position, parse_square
+from santorini_server.rules.movegen import generate
 
 Choose = Callable[[Position, Limits, threading.Event, Callable[[str], None]], str]
 ENGINES: dict[str, Callable[[], Choose]] = {
@@ -262,3 +264,33 @@ def test_a_four_seat_game_over_sei_from_the_start() -> None:
         assert moves[2][2] in "-x" and position.nseats == 4  # seat 3 moved a worker on the first play turn
     finally:
         eng.close()
+
+
+def test_paranoid_raw_leaves_score_as_positions_do() -> None:
+    """The paranoid search scores frontier children from raw states; on random three-seat games
+    (every god, eliminations included) that agrees with scoring the built ``Position``."""
+    rng = random.Random(5)
+    gods = sorted(SIMPLE_GODS)
+    checked = 0
+    for _ in range(12):
+        position: Position | None = Position.start(tuple(rng.sample(gods, 3)))
+        for _ in range(40):
+            assert position is not None
+            if position.is_lost():
+                position = position.eliminate()
+                if position is None:
+                    break
+                continue
+            for root in position.live_seats:
+                for turn in list(generate(position))[:6]:
+                    if turn.win:
+                        continue
+                    raw, built = ParanoidSearcher(), ParanoidSearcher()
+                    raw.root = built.root = root
+                    assert raw._leaf3(position, turn.state, 3) == built._search(position.successor(turn.state), 0, -INF, INF, 3)
+                    checked += 1
+            step = rng.choice(position.transitions())
+            if step.win:
+                break
+            position = step.position
+    assert checked > 1000
