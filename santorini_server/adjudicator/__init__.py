@@ -19,7 +19,9 @@ from .events import Resignation as Resignation
 from .machine import AdjudicationError as AdjudicationError
 from .machine import Adjudicator as Adjudicator
 from .machine import GameReport as GameReport
+from .outcome import Elimination as Elimination
 from .outcome import Outcome as Outcome
+from .outcome import placings_text as placings_text
 from .record import MAX_DETAIL as MAX_DETAIL
 from .record import cut_detail as cut_detail
 from .record import make_record as make_record
@@ -30,7 +32,7 @@ from .setup import GameSetup as GameSetup
 __all__ = [
     "Adjudicator", "AdjudicationError", "GameReport",
     "Request", "Answer", "Resignation", "NoReply", "Forfeit", "Abort", "Event",
-    "Outcome", "GameSetup",
+    "Outcome", "Elimination", "placings_text", "GameSetup",
     "TimeControl", "Clock", "parse_tc", "tc_warnings", "DEFAULT_HARD_DEADLINE_MS",
     "make_record", "turn_record", "score_text", "cut_detail", "MAX_DETAIL",
 ]

@@ -30,12 +30,24 @@ repeats the outstanding request while asking; a turn event (:class:`Answer`,
 :class:`Resignation`, :class:`NoReply`) is accepted only while asking; :class:`Forfeit` and
 :class:`Abort` are accepted at any time before the end.  Anything after the end, or a turn event
 with no request out, is the driver's bug: :class:`AdjudicationError`, and nothing changes.
+
+Three and four seats (SPEC.md section 15).  There is a clock per seat and ``go`` states every
+seat's clock and increment.  With four seats a seat that has no complete turn or faults loses
+the game for its team.  With three seats it is eliminated instead (its workers leave the board)
+and the game goes on for the others until one wins or only one is left; each elimination is
+appended to :attr:`Adjudicator.eliminations`, which a driver reads to tell that seat's engine
+its ``result`` and to ask it nothing more, and from then on ``position`` states the SPS right
+after it and the turns since (a seat that left by a fault left no trace in the turns).  A
+:class:`Forfeit` of a seat that is not to move (an engine that failed between its turns) takes
+effect at the start of that seat's next turn: its workers stay until then, so a game's positions
+stay a function of the turns played and its record replays exactly.  Two-seat games are ruled
+exactly as before (a forfeit ends them at once).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from ..records import GameRecord, TurnRecord
@@ -44,7 +56,7 @@ from ..sei.messages import Go, Info, PositionCommand
 from ..termination import Termination
 from .clock import Clock
 from .events import Abort, Answer, Event, Forfeit, NoReply, Request, Resignation
-from .outcome import Outcome
+from .outcome import Elimination, Outcome
 from .record import UNKNOWN_DATE, cut_detail, make_record, turn_record
 from .setup import GameSetup
 
@@ -77,24 +89,32 @@ class Adjudicator:
 
     Args:
         setup: gods or opening, time controls and margins, and the record's tags.
-        humans: seats (0 for player 1, 1 for player 2) played by a person.
-        clocks: start from these clocks instead of full ones (they are charged in place), e.g.
-            to judge one turn of a position with given times left.
+        humans: seats (0 for player 1, 1 for player 2, ...) played by a person.
+        clocks: start from these clocks (one per seat) instead of full ones (they are charged
+            in place), e.g. to judge one turn of a position with given times left.
+
+    Raises:
+        ValueError: the setup's time controls or margins do not fit the seat count.
     """
 
     def __init__(
-        self, setup: GameSetup, *, humans: Collection[int] = (), clocks: tuple[Clock, Clock] | None = None
+        self, setup: GameSetup, *, humans: Collection[int] = (), clocks: tuple[Clock, ...] | None = None
     ) -> None:
         self.setup = setup
         self.humans = frozenset(humans)
-        self.clocks = clocks or (Clock(setup.tcs[0], setup.margins[0]), Clock(setup.tcs[1], setup.margins[1]))
         self._position = Position.from_sps(setup.opening) if setup.opening else Position.start(setup.gods)
+        self.nseats = self._position.nseats
+        self.clocks = clocks or setup.clocks(self.nseats)
+        if len(self.clocks) != self.nseats:
+            raise ValueError(f"{len(self.clocks)} clocks for a {self.nseats}-seat game")
         # each seat's increment as ``go`` states it: only a seat with a clock has one
-        c1, c2 = self.clocks
-        self._incs = (
-            c1.tc.inc_ms if c1.tc.base_ms is not None else None,
-            c2.tc.inc_ms if c2.tc.base_ms is not None else None,
-        )
+        self._incs = tuple(c.tc.inc_ms if c.tc.base_ms is not None else None for c in self.clocks)
+        self._eliminations: list[Elimination] = []
+        # three and four seats: faults of seats not to move, ruled at the start of their next turn
+        self._pending: dict[int, tuple[Termination, str]] = {}
+        # what ``position`` states: the opening (or, after a three-seat elimination, the position
+        # then) and the canonical turns played since
+        self._base = setup.opening
         self._moves: list[str] = []
         # each checked turn's facts (canonical STN, ms charged, telemetry); records are made at the end
         self._played: list[tuple[str, int, Info | None]] = []
@@ -112,7 +132,7 @@ class Adjudicator:
     @property
     def moves(self) -> tuple[str, ...]:
         """The canonical turns played so far, from the start."""
-        return tuple(self._moves)
+        return tuple(stn for stn, _, _ in self._played)
 
     @property
     def turns(self) -> tuple[TurnRecord, ...]:
@@ -124,6 +144,17 @@ class Adjudicator:
         """How the game ended, or None while it goes on."""
         return self._outcome
 
+    @property
+    def eliminations(self) -> tuple[Elimination, ...]:
+        """Three seats: the seats that have left the game so far, in order (the one whose leaving
+        ended the game included).  Always empty with two or four seats."""
+        return tuple(self._eliminations)
+
+    @property
+    def out_seats(self) -> frozenset[int]:
+        """Seats the driver must ask nothing more: eliminated, or with a fault waiting for their turn."""
+        return frozenset(e.seat for e in self._eliminations) | self._pending.keys()
+
     # --- the protocol -----------------------------------------------------------------------
 
     def next_request(self) -> Request | Outcome:
@@ -133,12 +164,14 @@ class Adjudicator:
         if self._request is not None:
             return self._request
         pos = self._position
+        if self._pending and pos.to_move in self._pending:
+            return self._seat_out(pos.to_move, *self._pending.pop(pos.to_move))
         if pos.is_lost():
             return self._lose(pos.to_move, Termination.NO_MOVES, f"player {pos.player} has no complete turn")
         seat = pos.to_move
         self._request = Request(
             seat=seat,
-            position=PositionCommand.unchecked(self.setup.opening, tuple(self._moves)),
+            position=PositionCommand.unchecked(self._base, tuple(self._moves)),
             go=self._go(seat),
             allowance_ms=math.inf if seat in self.humans else self.clocks[seat].allowance_ms(),
         )
@@ -155,11 +188,9 @@ class Adjudicator:
         if self._outcome is not None:
             raise AdjudicationError(f"the game is over ({self._outcome.termination}): {event!r} came too late")
         if isinstance(event, Forfeit):
-            if event.seat not in (0, 1):
-                raise AdjudicationError(f"no seat {event.seat} (0 is player 1, 1 is player 2): {event!r}")
-            return self._end(Outcome(2 - event.seat, event.kind, cut_detail(event.detail)))
-        if isinstance(event, Abort):
-            return self._end(Outcome(None, Termination.ABORTED, event.detail))
+            return self._forfeit(event)
+        if isinstance(event, Abort):  # the seats that left stay in the record (it replays)
+            return self._end(Outcome(None, Termination.ABORTED, event.detail, eliminated=tuple(self._eliminations)))
         request = self._request
         if request is None:
             raise AdjudicationError(f"no turn was asked for: {event!r}")
@@ -195,13 +226,13 @@ class Adjudicator:
         if transition.win:
             tag = transition.termination
             assert tag is not None  # every winning turn says how it wins
-            return self._end(Outcome(seat + 1, Termination(tag)))
+            return self._win(seat, Termination(tag))
         return self.next_request()
 
     # --- the finished game ------------------------------------------------------------------
 
-    def record(self, names: tuple[str, str], *, date: str = UNKNOWN_DATE) -> GameRecord:
-        """The finished game's record, with ``names`` as Player1 and Player2 and ``date``
+    def record(self, names: Sequence[str], *, date: str = UNKNOWN_DATE) -> GameRecord:
+        """The finished game's record, with ``names`` as Player1, Player2, ... and ``date``
         (``YYYY.MM.DD``) as its Date tag.
 
         Raises:
@@ -211,7 +242,7 @@ class Adjudicator:
             raise AdjudicationError("the game is not over: no record yet (send Abort to stop it)")
         return make_record(self.setup, names, self._outcome, self.turns, date=date)
 
-    def report(self, names: tuple[str, str], *, date: str = UNKNOWN_DATE) -> GameReport:
+    def report(self, names: Sequence[str], *, date: str = UNKNOWN_DATE) -> GameReport:
         """The finished game's :class:`GameReport` (raises as :meth:`record` does)."""
         record = self.record(names, date=date)
         assert self._outcome is not None
@@ -220,7 +251,9 @@ class Adjudicator:
     # --- helpers ----------------------------------------------------------------------------
 
     def _go(self, seat: int) -> Go:
-        """The ``go`` line: both clocks (never negative on the wire) and the mover's own limits."""
+        """The ``go`` line: every clock (never negative on the wire) and the mover's own limits."""
+        if self.nseats != 2:
+            return self._go_n(seat)
         c1, c2 = self.clocks
         clock = self.clocks[seat]
         tc = clock.tc
@@ -236,8 +269,90 @@ class Adjudicator:
             nodes=tc.nodes,
         )
 
-    def _lose(self, seat: int, termination: Termination, detail: str) -> Outcome:
-        return self._end(Outcome(2 - seat, termination, detail))
+    def _go_n(self, seat: int) -> Go:
+        """:meth:`_go` for three and four seats: ``p3time``/``p3inc`` (and seat 4's) join in."""
+        clocks = self.clocks
+        incs = self._incs
+        tc = clocks[seat].tc
+        four = self.nseats == 4
+        return Go(
+            p1time=clocks[0].wire_ms,
+            p2time=clocks[1].wire_ms,
+            p3time=clocks[2].wire_ms,
+            p4time=clocks[3].wire_ms if four else None,
+            p1inc=incs[0],
+            p2inc=incs[1],
+            p3inc=incs[2],
+            p4inc=incs[3] if four else None,
+            movestogo=clocks[seat].movestogo,
+            movetime=tc.movetime_ms,
+            depth=tc.depth,
+            nodes=tc.nodes,
+        )
+
+    def _lose(self, seat: int, termination: Termination, detail: str) -> Request | Outcome:
+        """``seat`` (to move) lost its turn: two seats, the game; more, see :meth:`_seat_out`."""
+        if self.nseats == 2:
+            return self._end(Outcome(2 - seat, termination, detail))
+        return self._seat_out(seat, termination, detail)
+
+    def _forfeit(self, event: Forfeit) -> Request | Outcome:
+        seat = event.seat
+        if not 0 <= seat < self.nseats:
+            raise AdjudicationError(f"no seat {seat} (0 is player 1, ..., {self.nseats - 1} is player {self.nseats}): {event!r}")
+        detail = cut_detail(event.detail)
+        if self.nseats == 2:
+            return self._end(Outcome(2 - seat, event.kind, detail))
+        if seat in self.out_seats:
+            raise AdjudicationError(f"player {seat + 1} is already out of the game: {event!r}")
+        if seat == self._position.to_move:
+            self._request = None
+            return self._seat_out(seat, event.kind, detail)
+        self._pending[seat] = (event.kind, detail)  # ruled at the start of its next turn
+        return self.next_request()
+
+    def _seat_out(self, seat: int, termination: Termination, detail: str) -> Request | Outcome:
+        """Three or four seats: ``seat``, to move, has no complete turn or faulted.
+
+        Four seats: its team loses.  Three seats: it leaves the game (SPEC.md section 15.2) and
+        the next seat still in is asked, or, with one seat left, that seat has won.
+        """
+        pos = self._position
+        self._request = None
+        if self.nseats == 4:
+            placings = tuple(2 if s & 1 == seat & 1 else 1 for s in range(4))
+            return self._end(Outcome((seat + 1) % 2 + 1, termination, detail, placings, seat + 1))
+        placing = len(pos.live_seats)
+        elimination = Elimination(seat, termination, detail, placing, len(self._played))
+        self._eliminations.append(elimination)
+        after = pos.eliminate()
+        if after is not None:
+            # ``position`` restarts from here: an engine cannot tell a fault from the turns
+            self._position = after
+            self._base = after.sps()
+            self._moves = []
+            return self.next_request()
+        winner = next(s for s in pos.live_seats if s != seat)
+        placings = tuple(self._placing(s, winner) for s in range(3))
+        earlier = tuple(self._eliminations[:-1])
+        return self._end(Outcome(winner + 1, termination, detail, placings, seat + 1, earlier))
+
+    def _placing(self, seat: int, winner: int) -> int:
+        """Three seats: first for the winner, an eliminated seat's own place, else tied second."""
+        if seat == winner:
+            return 1
+        return next((e.placing for e in self._eliminations if e.seat == seat), 2)
+
+    def _win(self, seat: int, termination: Termination) -> Outcome:
+        """``seat`` made a winning turn: it (two or three seats) or its team (four) wins."""
+        n = self.nseats
+        if n == 2:
+            return self._end(Outcome(seat + 1, termination))
+        if n == 4:
+            placings = tuple(1 if s & 1 == seat & 1 else 2 for s in range(4))
+        else:
+            placings = tuple(self._placing(s, seat) for s in range(3))
+        return self._end(Outcome(seat + 1, termination, "", placings, seat + 1, tuple(self._eliminations)))
 
     def _end(self, outcome: Outcome) -> Outcome:
         self._outcome = outcome

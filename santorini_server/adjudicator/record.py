@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
+from ..records import Elimination as RecordedElimination
 from ..records import GameRecord, TurnRecord
 from ..records.game import MAX_COUNT, clean_text
 from ..rules import Position, ruleset_of
@@ -59,18 +60,20 @@ UNKNOWN_DATE = "????.??.??"
 
 def make_record(
     setup: GameSetup,
-    names: tuple[str, str],
+    names: Sequence[str],
     outcome: Outcome,
     turns: Iterable[TurnRecord] = (),
     *,
     date: str = UNKNOWN_DATE,
 ) -> GameRecord:
-    """The game's record with every tag the referee writes (SPEC.md section 13.1).
+    """The game's record with every tag the referee writes (SPEC.md sections 13.1 and 15), and with
+    three seats the seats that left while the game went on (the record's eliminations).
 
+    ``names`` has one name per seat (Player1, Player2, and Player3/Player4 with more seats).
     ``date`` is the Date tag, ``YYYY.MM.DD``: the driver reads the calendar, this layer reads no clock.
     """
     gods = Position.from_sps(setup.opening).gods if setup.opening else setup.gods
-    tc1, tc2 = setup.tcs
+    tcs = setup.seat_tcs(len(gods))
     return GameRecord.build(
         event=setup.event,
         site=setup.site,
@@ -78,14 +81,19 @@ def make_record(
         round=setup.round,
         player1=names[0],
         player2=names[1],
+        player3=names[2] if len(gods) > 2 else None,
+        player4=names[3] if len(gods) > 3 else None,
         gods="/".join(gods),
         ruleset=ruleset_of(*gods),
         start=setup.opening or "startpos",
-        time_control=str(tc1) if tc1 == tc2 else f"{tc1} | {tc2}",
+        time_control=str(tcs[0]) if all(tc == tcs[0] for tc in tcs) else " | ".join(str(tc) for tc in tcs),
         result=outcome.result,
         termination=outcome.termination.value,
         termination_detail=outcome.detail,
         opening=setup.opening,
         game_number=setup.game_number,
         turns=turns,
+        eliminations=[
+            RecordedElimination(e.turns, e.seat + 1, e.termination.value, e.detail or None) for e in outcome.eliminated
+        ],
     )

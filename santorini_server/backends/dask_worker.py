@@ -88,8 +88,8 @@ class GameSpec:
     restart: tuple[bool, bool]
     gods: tuple[str, ...]
     opening: str | None
-    tcs: tuple[TimeControl, TimeControl]
-    margins: tuple[int, int]
+    tcs: tuple[TimeControl, ...]
+    margins: tuple[int, ...]
     ping: bool
     event: str
     round: str

@@ -185,9 +185,9 @@ async def _options(s: Session) -> Verdict:
 
 
 async def _features(s: Session) -> Verdict:
-    unknown = [f for f in s.info.features if f not in ("legalmoves", "perft")]
+    unknown = [f for f in s.info.features if f not in ("legalmoves", "perft", "players")]
     if unknown:
-        return "warn", f"unknown feature {quote(unknown[0])} (SEI 1 knows legalmoves, perft)"
+        return "warn", f"unknown feature {quote(unknown[0])} (SEI 1 knows legalmoves, perft, players)"
     return "pass", " ".join(s.info.features) if s.info.features else "none (legalmoves and perft are optional)"
 
 

@@ -31,6 +31,7 @@ from ..records import (
     FORMATS,
     ArchiveError,
     CorruptFrame,
+    Elimination,
     Format,
     Frame,
     GameRecord,
@@ -40,6 +41,7 @@ from ..records import (
     convert_records,
     detect_format,
     format_comment,
+    format_elimination,
     format_of_name,
     iter_frames,
     iter_sgn,
@@ -52,8 +54,8 @@ from ..records.replay import (
     ReplayResult,
     TransitionCache,
     check_record,
-    move_label,
     replay_record,
+    turn_labels,
 )
 from ..render import render
 
@@ -90,7 +92,7 @@ Unit = Frame | GameRecord
 class Row:
     """One game as listed: summary fields and the problems found re-validating it."""
 
-    players: tuple[str, str]
+    players: tuple[str, ...]
     gods: str
     result: str
     termination: str
@@ -246,35 +248,85 @@ def _show_game(record: GameRecord, number: int, upto: int | None) -> int:
     return 1 if result.problems else 0
 
 
+def players_text(players: tuple[str, ...]) -> str:
+    """The players of a game on one line: ``a vs b``, ``a vs b vs c``, 4p by team ``a & c vs b & d``."""
+    if len(players) == 4:
+        return f"{players[0]} & {players[2]} vs {players[1]} & {players[3]}"
+    return " vs ".join(players)
+
+
+def _seat(record: GameRecord, seat: int) -> str:
+    return f"seat {seat} {record.players[seat - 1]}"
+
+
 def _header(record: GameRecord, number: int) -> str:
-    p1, p2 = record.players
-    return f"game {number}: {p1} vs {p2}, {record.tag('Gods')}, start {record.start}"
+    if record.nseats == 2:
+        p1, p2 = record.players
+        return f"game {number}: {p1} vs {p2}, {record.tag('Gods')}, start {record.start}"
+    seats = [f"{_seat(record, k)} ({god})" for k, god in enumerate(record.gods, 1)]
+    if record.nseats == 4:
+        return (f"game {number}: team A {seats[0]} & {seats[2]} vs team B {seats[1]} & {seats[3]}, "
+                f"start {record.start}")
+    return f"game {number}: {', '.join(seats)}, start {record.start}"
+
+
+def _placings_text(record: GameRecord) -> str:
+    """``1 a, 2 c, 3 b`` (3p; ties share a number), ``1 b & d, 2 a & c`` (4p)."""
+    places = record.placings
+    if places is None:
+        return "no placings (not finished)"
+    if record.nseats == 4:
+        win = 1 if places[0] == 1 else 2
+        lose = 3 - win
+        team = {1: "team A", 2: "team B"}
+        return (f"1 {team[win]} ({record.players[win - 1]} & {record.players[win + 1]}), "
+                f"2 {team[lose]} ({record.players[lose - 1]} & {record.players[lose + 1]})")
+    ranked = sorted(range(1, record.nseats + 1), key=lambda s: (places[s - 1], s))
+    return ", ".join(f"{places[s - 1]} {_seat(record, s)}" for s in ranked)
 
 
 def _final_status(record: GameRecord) -> str:
     """Who won and how, for the board after the last turn (where nobody is to move)."""
+    if record.nseats != 2:
+        return f"game over, {record.result} {record.termination}: {_placings_text(record)}"
     reason = Outcome.from_record(record).reason(record.players)
     return f"game over, {record.result}: {reason}"
 
 
+def _elimination_text(record: GameRecord, e: Elimination) -> str:
+    detail = f" ({e.detail})" if e.detail else ""
+    return f"{_seat(record, e.seat)} eliminated: {e.termination}{detail}"
+
+
+def _eliminations_after(record: GameRecord, k: int) -> list[Elimination]:
+    return [e for e in record.eliminations if e.after == k]
+
+
 def _frame(result: ReplayResult, k: int, colour: bool) -> str:
+    record = result.record
     pos = result.positions[k]
-    ended = k == len(result.record.turns) and not result.problems
-    board = render(pos, colour=colour, status=_final_status(result.record) if ended else None)
+    ended = k == len(record.turns) and not result.problems
+    board = render(pos, colour=colour, status=_final_status(record) if ended else None)
     if k == 0:
         title = "start"
     else:
-        t = result.record.turns[k - 1]
-        title = f"turn {k}: {move_label(result.record.start, k - 1)} {t.turn}{_telemetry(t)}"
+        t = record.turns[k - 1]
+        label, seat = turn_labels(record)[k - 1]
+        who = f" ({_seat(record, seat)})" if record.nseats != 2 else ""
+        title = f"turn {k}: {label} {t.turn}{_telemetry(t)}{who}"
         if result.transitions[k - 1].win:
             title += f"  (wins: {result.transitions[k - 1].termination})"
+    if record.nseats != 2:
+        notes = [_elimination_text(record, e) for e in _eliminations_after(record, k)]
+        title = "\n".join([title, *notes])
     return f"\n{title}\n{board}"
 
 
 def _footer(result: ReplayResult) -> str:
     rec = result.record
     detail = f" ({rec.termination_detail})" if rec.termination_detail else ""
-    return f"\nresult {rec.result} {rec.termination}{detail}"
+    placings = f"\nplacings: {_placings_text(rec)}" if rec.nseats != 2 and rec.placings is not None else ""
+    return f"\nresult {rec.result} {rec.termination}{detail}{placings}"
 
 
 def _interactive(record: GameRecord, number: int, start_at: int | None) -> int:
@@ -365,10 +417,18 @@ def replay(file: Path, game: int | None, turn: int | None, check: bool, no_board
 def _list_turns(record: GameRecord, number: int, upto: int | None) -> int:
     result = replay_record(record, number)
     click.echo(_header(record, number))
+    labels = turn_labels(record)
+    nseats = record.nseats
+    for e in _eliminations_after(record, 0) if result.positions else ():
+        click.echo(f"{'':>4}  {'':<6} {' '.join(format_elimination(e))}  {_elimination_text(record, e)}")
     for k, t in enumerate(record.turns[: len(result.transitions)], 1):
         if upto is not None and k > upto:
             break
-        click.echo(f"{k:>4}  {move_label(record.start, k - 1):<6} {t.turn}{_telemetry(t)}")
+        label, seat = labels[k - 1]
+        who = f"  ({_seat(record, seat)})" if nseats != 2 else ""
+        click.echo(f"{k:>4}  {label:<6} {t.turn}{_telemetry(t)}{who}")
+        for e in _eliminations_after(record, k):
+            click.echo(f"{'':>4}  {'':<6} {' '.join(format_elimination(e))}  {_elimination_text(record, e)}")
     if upto is None or upto >= len(result.transitions):
         click.echo(_footer(result))
     for p in result.problems:
@@ -398,7 +458,7 @@ def _list_or_check(reader: _Reader, check: bool, jobs: int | None) -> int:
                 click.echo(f"{'#':>5}   {'result':<6} {'termination':<12} {'turns':>5}  {'gods':<24} players")
             click.echo(
                 f"{number:>5} {mark} {row.result:<6} {row.termination:<12} {row.turns:>5}  {row.gods:<24} "
-                f"{row.players[0]} vs {row.players[1]}"
+                f"{players_text(row.players)}"
             )
             if row.problems:
                 click.echo(f"{'':>8}{row.problems[0]}")

@@ -44,25 +44,35 @@ from .frames import (
     iter_frames,
 )
 from .game import (
+    ELIMINATION_TERMINATIONS,
     MAX_COUNT,
     REQUIRED_TAGS,
     RESULTS,
     TAG_ORDER,
+    Elimination,
     GameRecord,
     RecordError,
+    SeatCycle,
+    Slot,
     TurnRecord,
+    check_placings,
     check_tag,
     check_text,
     clean_text,
+    placings_result,
+    result_placings,
     start_side_and_turn,
+    start_state,
 )
 from .payload import SCHEMA_VERSION, decode_record, encode_record
 from .results_jsonl import ResultsWriter, result_summary
 from .sgn import (
+    ELIMINATED,
     IMPORT_DEFAULTS,
     MAX_LINE,
     SgnError,
     format_comment,
+    format_elimination,
     format_sgn,
     format_sgn_games,
     iter_sgn,
@@ -72,10 +82,11 @@ from .sgn_writer import DeferredSgnWriter, SgnWriter
 
 __all__ = [
     # game
-    "GameRecord", "TurnRecord", "RecordError", "RESULTS", "REQUIRED_TAGS",
-    "TAG_ORDER", "MAX_COUNT", "check_tag", "check_text", "clean_text", "start_side_and_turn",
+    "GameRecord", "TurnRecord", "Elimination", "Slot", "SeatCycle", "RecordError", "RESULTS", "REQUIRED_TAGS",
+    "TAG_ORDER", "MAX_COUNT", "ELIMINATION_TERMINATIONS", "check_tag", "check_text", "clean_text", "start_side_and_turn",
+    "start_state", "placings_result", "result_placings", "check_placings",
     # sgn
-    "SgnError", "MAX_LINE", "IMPORT_DEFAULTS", "format_comment", "format_sgn", "format_sgn_games", "parse_sgn",
+    "SgnError", "MAX_LINE", "IMPORT_DEFAULTS", "ELIMINATED", "format_comment", "format_elimination", "format_sgn", "format_sgn_games", "parse_sgn",
     "iter_sgn",
     # frames
     "ArchiveError", "CorruptFrame", "Frame", "MAGIC", "HEADER_SIZE", "MAX_PAYLOAD", "frame_payload",

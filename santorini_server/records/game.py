@@ -18,8 +18,9 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import msgspec
 
@@ -28,12 +29,20 @@ from ..termination import Termination
 __all__ = [
     "RecordError",
     "TurnRecord",
+    "Elimination",
     "GameRecord",
+    "Slot",
+    "SeatCycle",
     "RESULTS",
+    "ELIMINATION_TERMINATIONS",
+    "placings_result",
+    "result_placings",
+    "check_placings",
     "REQUIRED_TAGS",
     "TAG_ORDER",
     "MAX_COUNT",
     "start_side_and_turn",
+    "start_state",
     "check_tag",
     "check_text",
     "clean_text",
@@ -49,11 +58,17 @@ class RecordError(ValueError):
     """
 
 
-#: Results as written in SGN and in the ``Result`` tag. ``*`` = unfinished or aborted (not scored).
+#: Two-seat results as written in SGN and in the ``Result`` tag. ``*`` = unfinished or aborted (not
+#: scored). Three and four seats write placings instead (``1-3-2``, ``2-1-2-1``) or ``*``.
 RESULTS: tuple[str, ...] = ("1-0", "0-1", "*")
+#: A placings result: one placing per seat in seat order (3 or 4 seats).
+_PLACINGS_RE = re.compile(r"[1-4](?:-[1-4]){2,3}")
 
 #: ``Termination`` values: the tags of :class:`~santorini_server.termination.Termination`.
 _TERMINATION_TAGS: frozenset[str] = frozenset(t.value for t in Termination)
+#: How a seat can leave a three-seat game that goes on: every loss (no turn, a fault, resigning);
+#: a win ends the game and ``aborted`` is no one's loss.
+ELIMINATION_TERMINATIONS: frozenset[str] = _TERMINATION_TAGS - {Termination.CLIMB, Termination.PAN_DROP, Termination.ABORTED}
 
 #: Tags every record carries: the ones SPEC.md section 13.1 marks required. The referee also
 #: writes ``Ruleset`` and ``TerminationDetail``, but the sample SGN game has neither, so a record
@@ -65,7 +80,7 @@ REQUIRED_TAGS: tuple[str, ...] = (
 
 #: Order used by :meth:`GameRecord.build` (stored records keep whatever order they were given).
 TAG_ORDER: tuple[str, ...] = (
-    "Event", "Site", "Date", "Round", "GameNumber", "Player1", "Player2", "Gods", "Ruleset",
+    "Event", "Site", "Date", "Round", "GameNumber", "Player1", "Player2", "Player3", "Player4", "Gods", "Ruleset",
     "Start", "Opening", "TimeControl", "Result", "Termination", "TerminationDetail",
 )
 
@@ -83,18 +98,19 @@ _TURN_RE = re.compile(r"[A-Za-z0-9+,\-]*[A-Za-z][A-Za-z0-9+,\-]*")
 # (SPEC.md section 13.1: ``score``). No leading zeros, at most 18 digits.
 _NUM = r"(?:0|[1-9][0-9]{0,17})"
 _SCORE_RE = re.compile(rf"[+-]?(?:win/{_NUM}|{_NUM})")
-# The SPS grammar of SPEC.md section 2.1 (syntax only; the rules engine checks meaning at replay).
+# The SPS grammar of SPEC.md sections 2.1 and 15 (syntax only; the rules engine checks meaning at
+# replay): 2 to 4 gods, 2 or 3 worker groups, ``x`` for an eliminated seat, seat to move 1-4.
 _SQ = r"[a-e][1-5]"
 _GOD = r"[a-z]+(?:\[[a-z0-9,]*\])?"
-_SIDE = rf"(?:-|{_SQ},{_SQ})"
+_SIDE = rf"(?:-|x|{_SQ},{_SQ})"
 _SPS_RE = re.compile(
-    rf"(?P<g1>{_GOD})/(?P<g2>{_GOD});(?P<board>[0-4]{{5}}(?:/[0-4]{{5}}){{4}});"
-    rf"(?P<w1>{_SIDE})/(?P<w2>{_SIDE});(?P<stm>[12]);(?P<turn>[1-9][0-9]*)"
+    rf"(?P<gods>{_GOD}(?:/{_GOD}){{1,3}});(?P<board>[0-4]{{5}}(?:/[0-4]{{5}}){{4}});"
+    rf"(?P<workers>{_SIDE}(?:/{_SIDE}){{1,2}});(?P<stm>[1-4]);(?P<turn>[1-9][0-9]*)"
 )
 # A turn counter beyond this is not a game (games end within ~100 turns); the bound keeps move
 # numbers small integers.
 _MAX_START_TURN = 10**9 - 1
-_GODS_RE = re.compile(r"[a-z]+/[a-z]+")
+_GODS_RE = re.compile(r"[a-z]+(?:/[a-z]+){1,3}")
 _GAME_NUMBER_RE = re.compile(r"[1-9][0-9]{0,17}")
 # Unicode categories that cannot appear in a tag value or comment: control characters (they
 # would break lines or be invisible), surrogates (not encodable as UTF-8), line/paragraph
@@ -151,33 +167,120 @@ def _check_count(what: str, value: object) -> int | None:
 
 
 def start_side_and_turn(start: str) -> tuple[int, int]:
-    """Side to move (1 or 2) and full-turn counter of a ``Start`` tag value.
+    """Seat to move (1..N) and round counter of a ``Start`` tag value.
 
     SGN numbers its movetext from these, as PGN continues a FEN's fullmove number.
 
     Raises:
         RecordError: ``start`` is neither ``startpos`` nor an SPS (syntax only).
     """
+    seat, turn, _, _ = start_state(start)
+    return seat, turn
+
+
+def start_state(start: str) -> tuple[int, int, int, int | None]:
+    """``(seat to move, round, eliminated seats mask, seat count)`` of a ``Start`` tag value.
+
+    The mask has bit ``k - 1`` for each seat ``k`` written ``x`` (three seats); the seat count is
+    None for ``startpos`` (the ``Gods`` tag says it).
+
+    Raises:
+        RecordError: ``start`` is neither ``startpos`` nor an SPS (syntax only).
+    """
     if start == "startpos":
-        return 1, 1
+        return 1, 1, 0, None
     m = _SPS_RE.fullmatch(start)
     if m is None:
         raise RecordError(f"Start must be 'startpos' or an SPS: {start!r}")
     if len(m["turn"]) > len(str(_MAX_START_TURN)):
         raise RecordError(f"Start has a turn counter out of range: {start!r}")
-    return int(m["stm"]), int(m["turn"])
+    eliminated = 0
+    for k, group in enumerate(m["workers"].split("/")):
+        if group == "x":
+            eliminated |= 1 << k
+    return int(m["stm"]), int(m["turn"]), eliminated, m["gods"].count("/") + 1
+
+
+def placings_result(placings: Iterable[int]) -> str:
+    """The ``Result`` text of a finished game's placings (one per seat, seat order, 1 = first).
+
+    Two seats keep PGN's form: ``(1, 2)`` -> ``1-0``, ``(2, 1)`` -> ``0-1``; three and four seats
+    join the placings: ``(1, 3, 2)`` -> ``1-3-2``.
+
+    Raises:
+        RecordError: not a possible outcome (:func:`check_placings`).
+    """
+    places = tuple(placings)
+    check_placings(places)
+    if len(places) == 2:
+        return "1-0" if places[0] == 1 else "0-1"
+    return "-".join(map(str, places))
+
+
+def result_placings(result: str, nseats: int) -> tuple[int, ...] | None:
+    """The placings a ``Result`` states for an ``nseats`` game, or None for ``*``.
+
+    Raises:
+        RecordError: ``result`` is not a result of an ``nseats`` game (the message says what is).
+    """
+    if result == "*":
+        return None
+    if nseats == 2:
+        if result == "1-0":
+            return (1, 2)
+        if result == "0-1":
+            return (2, 1)
+        raise RecordError(f"a two-seat game's Result is 1-0, 0-1 or *: {result!r}")
+    if _PLACINGS_RE.fullmatch(result) is None:
+        raise RecordError(
+            f"a {nseats}-seat game's Result is the seats' placings joined by '-' (like "
+            f"{'1-3-2' if nseats == 3 else '2-1-2-1'}) or *: {result!r}"
+        )
+    places = tuple(int(p) for p in result.split("-"))
+    if len(places) != nseats:
+        raise RecordError(f"Result {result!r} has {len(places)} placings for a {nseats}-seat game")
+    check_placings(places)
+    return places
+
+
+def check_placings(places: tuple[int, ...]) -> None:
+    """Raise :class:`RecordError` unless ``places`` can end a game (SPEC.md section 15).
+
+    Two seats: one wins. Three: one seat first, the others second and third or tied second.
+    Four: teams (seats 1, 3) and (2, 4) share their placing, one team first, the other second.
+    """
+    n = len(places)
+    if n not in (2, 3, 4):
+        raise RecordError(f"a game has 2, 3 or 4 seats, got {n} placings: {places!r}")
+    text = _dashed(places)
+    if n == 4:
+        if places[0] != places[2] or places[1] != places[3]:
+            raise RecordError(f"placings {text}: teammates (seats 1 and 3, seats 2 and 4) share their placing")
+        if sorted(places[:2]) != [1, 2]:
+            raise RecordError(f"placings {text}: one team places 1 and the other 2")
+        return
+    if places.count(1) != 1:
+        raise RecordError(f"placings {text}: exactly one seat places first")
+    if n == 2 and sorted(places) != [1, 2]:
+        raise RecordError(f"placings {text}: the seat that does not win places 2")
+    if n == 3 and sorted(places) not in ([1, 2, 2], [1, 2, 3]):
+        raise RecordError(f"placings {text}: after the winner the other two seats place 2 and 3, or tie at 2")
+
+
+def _dashed(places: tuple[int, ...]) -> str:
+    return "-".join(map(str, places))
 
 
 def _check_tag_value(name: str, value: str) -> None:
     """Syntax of the tags whose meaning this layer relies on (the rest are free text)."""
-    if name == "Result" and value not in RESULTS:
-        raise RecordError(f"Result must be one of {', '.join(RESULTS)}: {value!r}")
+    if name == "Result" and value not in RESULTS and _PLACINGS_RE.fullmatch(value) is None:
+        raise RecordError(f"Result must be one of {', '.join(RESULTS)} or placings like 1-3-2: {value!r}")
     if name == "Termination" and value not in _TERMINATION_TAGS:
         raise RecordError(f"Termination must be one of {', '.join(Termination)}: {value!r}")
     if name == "Start":
         start_side_and_turn(value)
     if name == "Gods" and _GODS_RE.fullmatch(value) is None:
-        raise RecordError(f"Gods must be 'god1/god2' in lowercase: {value!r}")
+        raise RecordError(f"Gods must be 'god1/god2' (up to four gods, one per seat) in lowercase: {value!r}")
     if name == "GameNumber" and _GAME_NUMBER_RE.fullmatch(value) is None:
         raise RecordError(f"GameNumber must be a positive integer: {value!r}")
 
@@ -238,6 +341,92 @@ class TurnRecord(msgspec.Struct, frozen=True):
 
 
 
+class Elimination(msgspec.Struct, frozen=True):
+    """A seat leaving a three-seat game that goes on (SPEC.md section 13.2): "seat ``seat``
+    eliminated by ``termination`` after turn ``after``".
+
+    Every such elimination is recorded, a seat with no complete turn as well as a fault, so the
+    movetext says whose turn each token is without the rules (a fault between turns takes effect
+    at the start of the seat's next turn, so the eliminated seat is always the seat to move).
+    The elimination that ends the game is not one of these: the ``Result``, ``Termination`` and
+    ``TerminationDetail`` tags describe it, as in two-seat games.
+    """
+
+    after: int
+    """How many turns of the record (placements included) were played before it."""
+    seat: int
+    """The eliminated seat, 1-based."""
+    termination: str
+    """Why: a loss's termination tag (:data:`ELIMINATION_TERMINATIONS`), e.g. ``time``, ``no-moves``."""
+    detail: str | None = None
+    """One line like ``TerminationDetail`` (no braces, no control characters)."""
+
+    def __post_init__(self) -> None:
+        if type(self.after) is not int or not 0 <= self.after <= MAX_COUNT:
+            raise RecordError(f"elimination: after must be a turn count, not {self.after!r}")
+        if type(self.seat) is not int or not 1 <= self.seat <= 4:
+            raise RecordError(f"elimination: seat must be 1..4, not {self.seat!r}")
+        if self.termination not in ELIMINATION_TERMINATIONS:
+            raise RecordError(
+                f"elimination: termination must be one of {', '.join(sorted(ELIMINATION_TERMINATIONS))}: "
+                f"{self.termination!r}"
+            )
+        if self.detail is not None:
+            check_text("elimination detail", self.detail, braces=False)
+
+
+class Slot(NamedTuple):
+    """One place in the movetext's seat cycle: a seat's turn or its elimination."""
+
+    seat: int
+    """The seat (1-based) whose turn it is."""
+    round: int
+    """The round counter (SGN's move number)."""
+    opens_round: bool
+    """Whether the slot is the round's first (SGN writes ``n.`` before it, else ``n...``)."""
+    item: TurnRecord | Elimination
+
+
+class SeatCycle:
+    """Whose turn comes next in the movetext, without the rules: the seats in turn order, the
+    eliminated ones skipped, the round counter (SPEC.md section 15.2: +1 when the next seat has a
+    lower number than the seat that just moved; an eliminated seat counts as having moved)."""
+
+    __slots__ = ("eliminated", "nseats", "opens_round", "round", "seat")
+
+    def __init__(self, nseats: int, seat: int, round: int, eliminated: int = 0) -> None:
+        self.nseats = nseats
+        self.seat = seat
+        self.round = round
+        self.eliminated = eliminated
+        live = [k for k in range(1, nseats + 1) if not eliminated >> (k - 1) & 1]
+        self.opens_round = bool(live) and seat == live[0]
+
+    @classmethod
+    def of(cls, nseats: int, start: str) -> SeatCycle:
+        """The cycle from a ``Start`` tag value (raises RecordError as :func:`start_state`)."""
+        seat, round, eliminated, _ = start_state(start)
+        return cls(nseats, seat, round, eliminated)
+
+    @property
+    def live(self) -> int:
+        """How many seats are still in."""
+        return self.nseats - self.eliminated.bit_count()
+
+    def advance(self, *, eliminate: bool = False) -> None:
+        """Pass the move on after the current seat's slot (a turn, or ``eliminate``: it leaves)."""
+        seat = self.seat
+        if eliminate:
+            self.eliminated |= 1 << (seat - 1)
+        nxt = seat % self.nseats + 1
+        while self.eliminated >> (nxt - 1) & 1 and nxt != seat:
+            nxt = nxt % self.nseats + 1
+        self.opens_round = nxt <= seat
+        self.round += self.opens_round
+        self.seat = nxt
+
+
+
 @dataclass(frozen=True, slots=True)
 class GameRecord:
     """A whole game: ordered tag pairs plus the turns, hashable and comparable by value.
@@ -250,6 +439,8 @@ class GameRecord:
     """Tag pairs in file order; names unique; :data:`REQUIRED_TAGS` present."""
     turns: tuple[TurnRecord, ...] = field(default=())
     """Turns in the order played, starting with the side to move in ``Start``."""
+    eliminations: tuple[Elimination, ...] = field(default=())
+    """Three seats: the seats that left while the game went on, in order (:class:`Elimination`)."""
 
     def __post_init__(self) -> None:
         try:
@@ -269,8 +460,73 @@ class GameRecord:
         for t in turns:
             if not isinstance(t, TurnRecord):
                 raise RecordError(f"turns must be TurnRecord values: {t!r}")
+        eliminations = tuple(self.eliminations)
+        for e in eliminations:
+            if not isinstance(e, Elimination):
+                raise RecordError(f"eliminations must be Elimination values: {e!r}")
         object.__setattr__(self, "tags", tags)
         object.__setattr__(self, "turns", turns)
+        object.__setattr__(self, "eliminations", eliminations)
+        self._check_seats(seen)
+
+    def _check_seats(self, names: set[str]) -> None:
+        """The tags and eliminations agree with the seat count the ``Gods`` tag gives."""
+        n = self.nseats
+        if n == 2 and not self.eliminations and "Player3" not in names and "Player4" not in names:
+            if self.result not in RESULTS:
+                result_placings(self.result, 2)  # raises: placings in a two-seat game
+            _, _, _, sps_seats = start_state(self.start)
+            if sps_seats not in (None, 2):
+                raise RecordError(f"Start is a {sps_seats}-seat SPS but the Gods tag names 2 gods")
+            return  # the two-seat record: nothing else to check
+        for k in (3, 4):
+            if k <= n and f"Player{k}" not in names:
+                raise RecordError(f"missing required tag Player{k}: the Gods tag names {n} gods")
+            if k > n and f"Player{k}" in names:
+                raise RecordError(f"tag Player{k} in a {n}-seat game (the Gods tag names {n} gods)")
+        result_placings(self.result, n)
+        _, _, _, sps_seats = start_state(self.start)
+        if sps_seats not in (None, n):
+            raise RecordError(f"Start is a {sps_seats}-seat SPS but the Gods tag names {n} gods")
+        if self.eliminations:
+            if n != 3:
+                raise RecordError(f"only three-seat games eliminate a seat while the game goes on; this one has {n}")
+            for _ in self.slots():  # checks each elimination's place in the seat cycle
+                pass
+
+    def slots(self) -> Iterator[Slot]:
+        """The movetext in order: each turn and elimination with its seat and round.
+
+        Raises:
+            RecordError: an elimination out of order, beyond the turns, naming a seat that is not
+                to move, or leaving fewer than two seats (that one ends the game: the tags say it).
+        """
+        cycle = SeatCycle.of(self.nseats, self.start)
+        pending = iter(self.eliminations)
+        elim = next(pending, None)
+        last_after = 0
+        for i in range(len(self.turns) + 1):
+            while elim is not None and elim.after == i:
+                if elim.seat != cycle.seat:
+                    raise RecordError(
+                        f"elimination after turn {i} names seat {elim.seat}, but seat {cycle.seat} is to move"
+                    )
+                if cycle.live <= 2:
+                    raise RecordError(
+                        f"elimination of seat {elim.seat} after turn {i} would leave one seat: the game's "
+                        "last elimination is its Result and Termination, not an elimination"
+                    )
+                yield Slot(cycle.seat, cycle.round, cycle.opens_round, elim)
+                cycle.advance(eliminate=True)
+                last_after = elim.after
+                elim = next(pending, None)
+            if elim is not None and elim.after < last_after:
+                raise RecordError(f"eliminations out of order: after turn {last_after}, then after turn {elim.after}")
+            if i < len(self.turns):
+                yield Slot(cycle.seat, cycle.round, cycle.opens_round, self.turns[i])
+                cycle.advance()
+        if elim is not None:
+            raise RecordError(f"elimination after turn {elim.after}, but the record has {len(self.turns)} turns")
 
     @classmethod
     def build(
@@ -293,17 +549,25 @@ class GameRecord:
         game_number: int | None = None,
         extra_tags: Iterable[tuple[str, str]] = (),
         turns: Iterable[TurnRecord] = (),
+        player3: str | None = None,
+        player4: str | None = None,
+        eliminations: Iterable[Elimination] = (),
     ) -> GameRecord:
-        """The referee's constructor: every tag it writes, in :data:`TAG_ORDER`, extras last."""
+        """The referee's constructor: every tag it writes, in :data:`TAG_ORDER`, extras last.
+
+        ``player3``/``player4`` are required for three/four gods; ``result`` for three or four
+        seats is :func:`placings_result` of the placings.
+        """
         values = {
             "Event": event, "Site": site, "Date": date, "Round": round,
             "GameNumber": None if game_number is None else str(game_number),
-            "Player1": player1, "Player2": player2, "Gods": gods, "Ruleset": ruleset,
+            "Player1": player1, "Player2": player2, "Player3": player3, "Player4": player4,
+            "Gods": gods, "Ruleset": ruleset,
             "Start": start, "Opening": opening, "TimeControl": time_control, "Result": result,
             "Termination": termination, "TerminationDetail": termination_detail,
         }
         tags = [(name, values[name]) for name in TAG_ORDER if values[name] is not None]
-        return cls(tuple(tags) + tuple(extra_tags), tuple(turns))  # type: ignore[arg-type]
+        return cls(tuple(tags) + tuple(extra_tags), tuple(turns), tuple(eliminations))  # type: ignore[arg-type]
 
     def tag(self, name: str, default: str | None = None) -> str | None:
         """Value of tag ``name``, or ``default`` if absent."""
@@ -319,8 +583,18 @@ class GameRecord:
 
     @property
     def result(self) -> str:
-        """``1-0``, ``0-1`` or ``*``."""
+        """``1-0``, ``0-1`` or ``*``; with three or four seats placings like ``1-3-2`` or ``*``."""
         return self._required("Result")
+
+    @property
+    def placings(self) -> tuple[int, ...] | None:
+        """Each seat's placing in seat order (1 = first), None for ``*``; ``1-0`` is ``(1, 2)``."""
+        return result_placings(self.result, self.nseats)
+
+    @property
+    def nseats(self) -> int:
+        """How many seats the game has: the number of gods in the ``Gods`` tag (2, 3 or 4)."""
+        return self._required("Gods").count("/") + 1
 
     @property
     def termination(self) -> str:
@@ -333,15 +607,14 @@ class GameRecord:
         return self.tag("TerminationDetail")
 
     @property
-    def players(self) -> tuple[str, str]:
-        """(Player1, Player2) names."""
-        return self._required("Player1"), self._required("Player2")
+    def players(self) -> tuple[str, ...]:
+        """The players' names in seat order: (Player1, Player2[, Player3[, Player4]])."""
+        return tuple(self._required(f"Player{k}") for k in range(1, self.nseats + 1))
 
     @property
-    def gods(self) -> tuple[str, str]:
-        """(player 1's god, player 2's god), e.g. ``("mortal", "mortal")``."""
-        g1, g2 = self._required("Gods").split("/")
-        return g1, g2
+    def gods(self) -> tuple[str, ...]:
+        """One god per seat in seat order, e.g. ``("mortal", "mortal")``."""
+        return tuple(self._required("Gods").split("/"))
 
     @property
     def start(self) -> str:

@@ -4,11 +4,15 @@ Schema, version 1 (SPEC.md section 13.3; strings are msgpack str, UTF-8)::
 
     {"v": 1,
      "tags":  [[name, value], ...],                       # in record order
-     "turns": [[turn, time_ms, score, depth, nodes, comment], ...]}
+     "turns": [[turn, time_ms, score, depth, nodes, comment], ...],
+     "elim":  [[after, seat, termination, detail], ...]}  # optional: three seats, games with one
 
 Each turn array drops trailing nils (``["b3,d3"]`` is a turn with no telemetry), so arrays have 1
-to 6 elements; a nil inside means "absent". Readers ignore map keys they do not know (room for
-optional additions); a different ``v`` is refused.
+to 6 elements; a nil inside means "absent"; an ``elim`` array likewise has 3 or 4. ``elim`` (the
+:class:`~.game.Elimination` values) is written only when there is one, so a two-seat payload is
+what it always was. Readers ignore map keys they do not know (room for optional additions); a
+different ``v`` is refused. A reader older than ``elim`` could not read a three-seat record anyway
+(its ``Gods`` tag check refuses three gods), so the addition needs no new version.
 
 The schema is declared once, as msgspec structs: the decoder checks every type while it parses
 (no intermediate dicts) and its errors name the field ("Expected `int | null`, got `str` - at
@@ -25,7 +29,7 @@ import msgspec
 from msgspec.structs import astuple
 
 from .frames import ArchiveError
-from .game import GameRecord, RecordError, TurnRecord
+from .game import Elimination, GameRecord, RecordError, TurnRecord
 
 __all__ = ["SCHEMA_VERSION", "encode_record", "decode_record"]
 
@@ -43,6 +47,15 @@ class _TurnRow(msgspec.Struct, array_like=True, forbid_unknown_fields=True, gc=F
     comment: str | None = None
 
 
+class _ElimRow(msgspec.Struct, array_like=True, forbid_unknown_fields=True, gc=False):
+    """An elimination array: turns before it, seat (1-based), termination, optional detail."""
+
+    after: int
+    seat: int
+    termination: str
+    detail: str | None = None
+
+
 class _PayloadV1(msgspec.Struct):
     """The payload map. ``v`` comes first in every payload we write, so a future version is
     refused by its number before its other fields are looked at."""
@@ -50,6 +63,7 @@ class _PayloadV1(msgspec.Struct):
     v: Literal[1]
     tags: list[tuple[str, str]]
     turns: list[_TurnRow]
+    elim: list[_ElimRow] = msgspec.field(default_factory=list)
 
 
 _DECODER = msgspec.msgpack.Decoder(_PayloadV1)
@@ -64,7 +78,12 @@ def encode_record(record: GameRecord) -> bytes:
         while row[-1] is None:
             row.pop()
         turns.append(row)
-    return _ENCODER.encode({"v": SCHEMA_VERSION, "tags": record.tags, "turns": turns})
+    obj: dict[str, Any] = {"v": SCHEMA_VERSION, "tags": record.tags, "turns": turns}
+    if record.eliminations:
+        obj["elim"] = [
+            [e.after, e.seat, e.termination] + ([] if e.detail is None else [e.detail]) for e in record.eliminations
+        ]
+    return _ENCODER.encode(obj)
 
 
 def decode_record(payload: bytes) -> GameRecord:
@@ -81,6 +100,7 @@ def decode_record(payload: bytes) -> GameRecord:
     except msgspec.DecodeError as e:
         raise ArchiveError(f"payload is not msgpack: {e}") from None
     try:
-        return GameRecord(tuple(obj.tags), tuple([TurnRecord(*astuple(t)) for t in obj.turns]))
+        eliminations = tuple([Elimination(*astuple(e)) for e in obj.elim])
+        return GameRecord(tuple(obj.tags), tuple([TurnRecord(*astuple(t)) for t in obj.turns]), eliminations)
     except RecordError as e:
         raise ArchiveError(f"payload is not a valid record: {e}") from None

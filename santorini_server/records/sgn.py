@@ -51,18 +51,21 @@ from collections.abc import Iterable, Iterator
 
 from .game import (
     _NUM,
+    _PLACINGS_RE,
     _SCORE_RE,
     _TURN_RE,
+    ELIMINATION_TERMINATIONS,
     REQUIRED_TAGS,
     TAG_ORDER,
+    Elimination,
     GameRecord,
     RecordError,
+    SeatCycle,
     TurnRecord,
     check_tag,
-    start_side_and_turn,
 )
 
-__all__ = ["SgnError", "MAX_LINE", "IMPORT_DEFAULTS", "format_comment", "format_sgn", "format_sgn_games", "parse_sgn", "iter_sgn"]
+__all__ = ["SgnError", "MAX_LINE", "IMPORT_DEFAULTS", "ELIMINATED", "format_comment", "format_elimination", "format_sgn", "format_sgn_games", "parse_sgn", "iter_sgn"]
 
 #: Movetext line limit. PGN export format keeps lines under 80 columns; a full turn (number and
 #: both turns) is never split unless it alone is longer, and a comment is never split.
@@ -73,10 +76,21 @@ MAX_LINE = 79
 #: Seven Tag Roster tag (PGN's own unknown-date form for ``Date``).  They only describe the game,
 #: so a file written by hand or by another tool replays and converts without them; the writer
 #: then writes them, canonically.  A missing ``Result`` is the movetext's result token.  The tags
-#: the rules need (``Gods``, ``Start``, ``Termination``) stay required.
+#: the rules need (``Gods``, ``Start``, ``Termination``) stay required.  ``Player3`` and ``Player4``
+#: are supplied only when the ``Gods`` tag names three or four gods.
 IMPORT_DEFAULTS: dict[str, str] = {
-    "Event": "?", "Site": "?", "Date": "????.??.??", "Round": "?", "Player1": "?", "Player2": "?", "TimeControl": "?",
+    "Event": "?", "Site": "?", "Date": "????.??.??", "Round": "?", "Player1": "?", "Player2": "?", "Player3": "?",
+    "Player4": "?", "TimeControl": "?",
 }
+
+#: The movetext token of an :class:`~.game.Elimination`, in the eliminated seat's place:
+#: ``eliminated:time``, optionally followed by ``{detail}``.
+ELIMINATED = "eliminated:"
+
+
+def _import_defaults(nseats: int) -> dict[str, str]:
+    """:data:`IMPORT_DEFAULTS` for a game of ``nseats`` seats (no player tag for a seat it lacks)."""
+    return {k: v for k, v in IMPORT_DEFAULTS.items() if k not in ("Player3", "Player4")[nseats - 2:]}
 
 
 def _complete(tags: list[tuple[str, str]], supplied: dict[str, str]) -> tuple[tuple[str, str], ...]:
@@ -186,27 +200,33 @@ def _escape(value: str) -> str:
     return value.replace("\\", "\\\\").replace('"', '\\"')
 
 
-def _movetext_groups(record: GameRecord) -> list[list[list[str]]]:
-    """Movetext as full turns -> half turns -> tokens, for :func:`_wrap`.
+def format_elimination(e: Elimination) -> list[str]:
+    """The tokens of an elimination: ``eliminated:time`` and, if it has one, ``{detail}``."""
+    token = ELIMINATED + e.termination
+    return [token] if e.detail is None else [token, "{" + e.detail + "}"]
 
-    A full turn is ``[["n.", t1, "{c1}"], [t2, "{c2}"]]``; the result is a group of its own.
+
+def _movetext_groups(record: GameRecord) -> list[list[list[str]]]:
+    """Movetext as rounds -> seats' slots -> tokens, for :func:`_wrap`.
+
+    A two-seat round is ``[["n.", t1, "{c1}"], [t2, "{c2}"]]``; the result is a group of its own.
     """
-    side, number = start_side_and_turn(record.start)
     groups: list[list[list[str]]] = []
-    for i, t in enumerate(record.turns):
-        unit = [t.turn]
-        comment = format_comment(t)
-        if comment is not None:
-            unit.append(comment)
-        if side == 1:
-            groups.append([[f"{number}.", *unit]])
-            side = 2
+    for slot in record.slots():
+        item = slot.item
+        if isinstance(item, TurnRecord):
+            unit = [item.turn]
+            comment = format_comment(item)
+            if comment is not None:
+                unit.append(comment)
         else:
-            if i == 0:
-                groups.append([[f"{number}...", *unit]])
-            else:
-                groups[-1].append(unit)
-            side, number = 1, number + 1
+            unit = format_elimination(item)
+        if slot.opens_round:
+            groups.append([[f"{slot.round}.", *unit]])
+        elif not groups:
+            groups.append([[f"{slot.round}...", *unit]])
+        else:
+            groups[-1].append(unit)
     groups.append([[record.result]])
     return groups
 
@@ -344,12 +364,15 @@ class _Reader:
         try:
             if missing:
                 raise RecordError(f"missing required tag(s): {', '.join(missing)}")
-            start = dict(self._tags)["Start"]
-            self._side, self._number = start_side_and_turn(start)
+            tags = dict(self._tags)
+            self._nseats = tags["Gods"].count("/") + 1
+            self._cycle = SeatCycle.of(self._nseats, tags["Start"])
         except RecordError as e:
             raise SgnError(f"movetext begins but {e}", lineno, column) from None
         self._result: str | None = dict(self._tags).get("Result")  # None: the result token's
         self._turns: list[TurnRecord] = []
+        self._eliminations: list[Elimination] = []
+        self._after_elimination = False  # the last token was an elimination (its detail may follow)
         self._numbered = False  # a move number was read for the turn to come
         self._commentable = False  # the last token was a turn (a comment may follow)
         self._state = "movetext"
@@ -405,7 +428,7 @@ class _Reader:
             if kind == "comment":
                 self._comment(token, lineno, col)
                 continue
-            if token in ("1-0", "0-1", "*"):
+            if token in ("1-0", "0-1", "*") or _PLACINGS_RE.fullmatch(token):
                 game = self._finish(token, lineno, col)
                 rest = line[pos:].strip(_WS)
                 if rest:
@@ -417,35 +440,68 @@ class _Reader:
             if _TURN_RE.fullmatch(token):
                 self._turn(token, lineno, col)
                 continue
+            if token.startswith(ELIMINATED):
+                self._elimination(token, lineno, col)
+                continue
             raise SgnError(f"expected a turn, move number or result, found {token!r}", lineno, col)
         return None
 
     def _expected_number(self) -> str:
-        return f"{self._number}." if self._side == 1 else f"{self._number}..."
+        cycle = self._cycle
+        return f"{cycle.round}." if cycle.opens_round else f"{cycle.round}..."
 
     def _move_number(self, token: str, m: re.Match[str], lineno: int, col: int) -> None:
         if self._numbered:
             raise SgnError(f"move number {token!r} follows another move number", lineno, col)
         dots = m["dots"] is not None
-        if int(m["n"]) != self._number or dots != (self._side == 2):
+        if int(m["n"]) != self._cycle.round or dots == self._cycle.opens_round:
             raise SgnError(f"bad move number {token!r}: expected {self._expected_number()!r}", lineno, col)
         self._numbered = True
         self._commentable = False
+        self._after_elimination = False
 
-    def _turn(self, token: str, lineno: int, col: int) -> None:
-        if not self._numbered and (self._side == 1 or not self._turns):
+    def _slot(self, token: str, lineno: int, col: int) -> None:
+        """A turn or an elimination takes the next seat's slot: numbered where a round opens."""
+        if not self._numbered and (self._cycle.opens_round or not (self._turns or self._eliminations)):
             raise SgnError(
                 f"missing move number before {token!r}: expected {self._expected_number()!r}", lineno, col
             )
-        self._turns.append(TurnRecord(token))
         self._numbered = False
+
+    def _turn(self, token: str, lineno: int, col: int) -> None:
+        self._slot(token, lineno, col)
+        self._turns.append(TurnRecord(token))
         self._commentable = True
-        if self._side == 1:
-            self._side = 2
-        else:
-            self._side, self._number = 1, self._number + 1
+        self._after_elimination = False
+        self._cycle.advance()
+
+    def _elimination(self, token: str, lineno: int, col: int) -> None:
+        self._slot(token, lineno, col)
+        termination = token[len(ELIMINATED):]
+        cycle = self._cycle
+        if self._nseats != 3:
+            raise SgnError(f"{token!r} in a {self._nseats}-seat game: only three-seat games eliminate a seat "
+                           "while the game goes on", lineno, col)
+        if termination not in ELIMINATION_TERMINATIONS:
+            raise SgnError(f"bad elimination {token!r}: the reason is one of "
+                           f"{', '.join(sorted(ELIMINATION_TERMINATIONS))}", lineno, col)
+        if cycle.live <= 2:
+            raise SgnError(f"{token!r} would leave one seat: the game's last elimination is its result, "
+                           "not a movetext token", lineno, col)
+        self._eliminations.append(Elimination(len(self._turns), cycle.seat, termination))
+        self._commentable = False
+        self._after_elimination = True
+        cycle.advance(eliminate=True)
 
     def _comment(self, token: str, lineno: int, col: int) -> None:
+        if self._after_elimination:
+            last = self._eliminations[-1]
+            try:
+                self._eliminations[-1] = Elimination(last.after, last.seat, last.termination, token[1:-1])
+            except RecordError as e:
+                raise SgnError(f"bad comment {token!r}: {e}", lineno, col) from None
+            self._after_elimination = False
+            return
         if not self._commentable:
             where = "a second comment on one turn" if self._turns and not self._numbered else "a comment"
             raise SgnError(f"{where} {token!r} must directly follow a turn", lineno, col)
@@ -462,7 +518,8 @@ class _Reader:
         if self._result is not None and token != self._result:
             raise SgnError(f"result {token!r} differs from the Result tag {self._result!r}", lineno, col)
         try:
-            game = GameRecord(_complete(self._tags, {**IMPORT_DEFAULTS, "Result": token}), tuple(self._turns))
+            supplied = {**_import_defaults(self._nseats), "Result": token}
+            game = GameRecord(_complete(self._tags, supplied), tuple(self._turns), tuple(self._eliminations))
         except RecordError as e:
             raise SgnError(str(e), lineno, col) from None
         self._reset()
@@ -472,7 +529,8 @@ class _Reader:
         if self._state == "tags":
             raise SgnError("end of input after tag pairs: movetext and result missing", lineno, column)
         if self._state == "movetext":
-            expected = f"expected {self._result!r}" if self._result is not None else "1-0, 0-1 or *"
+            expected = (f"expected {self._result!r}" if self._result is not None
+                        else "1-0, 0-1 or *" if self._nseats == 2 else "placings like 1-3-2, or *")
             raise SgnError(f"end of input: missing result ({expected})", lineno, column)
 
 

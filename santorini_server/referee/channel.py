@@ -42,6 +42,7 @@ import trio
 from ..process import BoundedCapture, EngineGone, EngineLimits, EngineProcess, EngineStartError, run_engine
 from ..process.transport import QUIT_GRACE, TERM_GRACE
 from ..sei import (
+    DEFAULT_PLAYERS,
     EOF,
     NEED_DATA,
     Command,
@@ -134,8 +135,19 @@ class EngineInfo:
     """``mortal`` and the names of every ``gods`` line, in order (SPEC.md section 4.3: zero or more lines;
     a name listed twice stays twice, for ``check`` to warn about)."""
     features: tuple[str, ...] = ()
+    declared_players: frozenset[int] = frozenset()
+    """The seat counts named by every ``feature players`` line (SPEC.md section 4.3), empty if none."""
     options: dict[str, Option] = field(default_factory=dict)
     version: int = 1
+
+    @property
+    def players(self) -> frozenset[int]:
+        """The seat counts the engine plays: those it declared, or 2 only when it declared none."""
+        return self.declared_players or DEFAULT_PLAYERS
+
+    def plays(self, seats: int) -> bool:
+        """Whether it plays games of ``seats`` seats (the referee starts no other)."""
+        return seats in self.players
 
 
 class EngineChannel:
@@ -480,6 +492,8 @@ class EngineChannel:
                     info.gods += event.names
                 elif isinstance(event, Feature):
                     info.features += event.names
+                    if event.players is not None:
+                        info.declared_players |= event.players
                 elif isinstance(event, Option):
                     info.options[event.name] = event
                 elif isinstance(event, SeiOk):

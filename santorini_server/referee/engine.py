@@ -48,6 +48,7 @@ from .engine_spec import EngineSpec
 
 __all__ = [
     "Engine",
+    "seats_refusal",
     "EngineFailure",
     "EngineInfo",
     "Reply",
@@ -71,6 +72,19 @@ engine reads its input), so the deadline never fires before ``turn_started + all
 
 #: Callback for protocol logging: (engine name, direction ">>" or "<<", text).  None = off.
 IoLog = Callable[[str, str, str], None]
+
+
+def seats_refusal(name: str, info: EngineInfo, seats: int) -> str | None:
+    """The one line that refuses ``name`` a ``seats``-seat game before any game starts, or None
+    when its handshake declared that seat count (SPEC.md section 15.5: no ``feature players``
+    line means two seats only)."""
+    if info.plays(seats):
+        return None
+    if info.declared_players:
+        said = f"its handshake declared `feature players {' '.join(str(n) for n in sorted(info.declared_players))}`"
+    else:
+        said = "its handshake has no `feature players` line, which means 2 only"
+    return f"{name} does not play {seats}-seat games ({said})"
 
 
 class Reply(msgspec.Struct, frozen=True):
@@ -295,14 +309,27 @@ class Engine:
         if scope.cancelled_caught:
             self.broken = True
 
-    async def send_result(self, result: str, reason: str) -> None:
-        """The ``result`` notice (informational); failures here cannot change the game."""
+    async def send_result(self, result: str | tuple[int | None, ...], reason: str) -> None:
+        """The ``result`` notice (informational); failures here cannot change the game.
+
+        ``result`` is ``1-0``/``0-1``, or with three and four seats the placings, one per seat
+        (None for a place not decided yet: an engine eliminated while the others play on).
+        """
         if self.broken:
             return
+        notice = (
+            Result(placings=result, reason=reason)
+            if isinstance(result, tuple)
+            else Result(result=result, reason=reason)  # type: ignore[arg-type]
+        )
         try:
-            await self.channel.send(Result(result=result, reason=reason))  # type: ignore[arg-type]
+            await self.channel.send(notice)
         except EngineFailure:
             self.broken = True
+
+    def seats_refusal(self, seats: int) -> str | None:
+        """Why this engine may not play a ``seats``-seat game, one line; None when it may."""
+        return seats_refusal(self.name, self.info, seats)
 
     async def aclose(self) -> None:
         """``quit``, grace, SIGTERM, SIGKILL, reap (the process layer's bounded sequence)."""

@@ -1,7 +1,8 @@
-"""One game between two started engines: a thin trio driver of the adjudicator.
+"""One game between started engines, one per seat: a thin trio driver of the adjudicator.
 
-Theory of operation.  Both engines are readied at once (``newgame`` + ``isready`` to each, then
-both ``readyok``s); the first failure in seat order forfeits the game.  Then the loop asks the
+Theory of operation.  Every engine is readied at once (``newgame`` + ``isready`` to each, then
+every ``readyok``); with two seats the first failure in seat order forfeits the game, with more
+each failure is its seat's (the adjudicator rules it at that seat's next turn).  Then the loop asks the
 :class:`~santorini_server.adjudicator.Adjudicator` what to send, sends it with
 ``Engine.think`` and tells it what happened -- an answer, a resignation, an engine failure, or
 the deadline passing -- until it returns the outcome.  No rule, clock or wording decision is
@@ -9,11 +10,16 @@ made here.  One cancel scope spans the game; ``Engine.think`` arms it with the m
 when it has to wait, so the per-turn path creates no new scope.  A deadline that fires is a
 time loss; the engine is then told ``stop`` and given a bounded time to answer, outside the
 scope.  Nothing an engine does raises out of :func:`play_game`.
+
+Three seats: when a turn (or a missed deadline) eliminates a seat, the loop leaves the scope,
+sends that engine its ``result`` and goes on with a fresh scope; the adjudicator asks an
+eliminated seat nothing more.  At the end every engine not told yet gets the placings.
 """
 
 from __future__ import annotations
 
 import datetime
+from collections.abc import Sequence
 
 import trio
 
@@ -31,7 +37,7 @@ from ..adjudicator import (
 from ..termination import Termination
 from .engine import Engine, EngineFailure, live_games
 
-__all__ = ["play_game", "ask_engine", "rule_missed_deadline", "forfeit", "record_date"]
+__all__ = ["play_game", "play_seated", "ask_engine", "rule_missed_deadline", "forfeit", "record_date"]
 
 
 def record_date() -> str:
@@ -72,44 +78,86 @@ async def rule_missed_deadline(engine: Engine, adjudicator: Adjudicator) -> Requ
     return step
 
 
-async def play_game(engines: tuple[Engine, Engine], setup: GameSetup) -> GameReport:
-    """Play one game; ``engines[0]`` is player 1.  Never raises for engine misbehaviour.
+async def play_game(engines: Sequence[Engine], setup: GameSetup) -> GameReport:
+    """Play one game; ``engines[0]`` is player 1, one engine per seat.  Never raises for engine
+    misbehaviour.
 
     Cancellation from outside (Ctrl-C, a tournament abort) propagates; the caller records the
     game as aborted if it wants to.
+
+    Raises:
+        ValueError: not one engine per seat of the setup's game.
     """
     adjudicator = Adjudicator(setup)
+    if len(engines) != adjudicator.nseats:
+        raise ValueError(f"{len(engines)} engines for a {adjudicator.nseats}-seat game")
+    return await play_seated(adjudicator, dict(enumerate(engines)), [e.name for e in engines])
+
+
+async def play_seated(adjudicator: Adjudicator, engines: dict[int, Engine], names: Sequence[str]) -> GameReport:
+    """:func:`play_game` from a fresh adjudicator that may already have been told of seats that
+    forfeited (an engine that could not be started); ``engines`` has an engine for every other seat.
+    """
+    setup = adjudicator.setup
     gods = adjudicator.position.gods
-    # Both engines get ready at once; the first failure in seat order decides the game, and
-    # every engine that was asked is waited for, so none is left with an unanswered isready.
-    asked: list[float] = []
-    for seat, engine in enumerate(engines):
+    n = adjudicator.nseats
+    # Every engine gets ready at once.  Two seats: the first failure in seat order decides the
+    # game.  More: each failure is that seat's (SPEC.md section 15.5), and the game goes on.
+    # Every engine that was asked is waited for, so none is left with an unanswered isready.
+    asked: list[tuple[int, float]] = []
+    for seat, engine in engines.items():
         try:
-            asked.append(await engine.send_new_game(gods))
+            asked.append((seat, await engine.send_new_game(gods)))
         except EngineFailure as failure:
             forfeit(adjudicator, seat, failure)
-            break
-    for seat, since in enumerate(asked):
+            if adjudicator.outcome is not None:
+                break
+    for seat, since in asked:
         try:
             await engines[seat].until_ready(since)
         except EngineFailure as failure:
             if adjudicator.outcome is None:
                 forfeit(adjudicator, seat, failure)
     step = adjudicator.next_request()
-    deadline = trio.CancelScope()
+    told: set[int] = set()  # seats whose engine has had its result (three seats: eliminated ones)
     live = live_games()
     live[0] += 1
     try:
-        with deadline:
-            while isinstance(step, Request):
-                step = await ask_engine(engines[step.seat], adjudicator, step, deadline=deadline, ping=setup.ping)
+        while isinstance(step, Request):
+            deadline = trio.CancelScope()
+            with deadline:
+                if n != 3:
+                    while isinstance(step, Request):
+                        step = await ask_engine(engines[step.seat], adjudicator, step, deadline=deadline, ping=setup.ping)
+                else:  # a turn may eliminate a seat: its engine is told before the game goes on
+                    out = len(adjudicator.eliminations)
+                    while isinstance(step, Request) and len(adjudicator.eliminations) == out:
+                        step = await ask_engine(engines[step.seat], adjudicator, step, deadline=deadline, ping=setup.ping)
+            if deadline.cancelled_caught:  # the deadline fired during this request's turn
+                assert isinstance(step, Request)
+                step = await rule_missed_deadline(engines[step.seat], adjudicator)
+            if isinstance(step, Request):
+                await _tell_eliminated(engines, adjudicator, told)
     finally:
         live[0] -= 1
-    if deadline.cancelled_caught:  # the deadline fired during this request's turn
-        assert isinstance(step, Request)
-        step = await rule_missed_deadline(engines[step.seat], adjudicator)
     assert isinstance(step, Outcome)
     if step.winner is not None:
-        for engine in engines:
-            await engine.send_result(step.result, step.termination)
-    return adjudicator.report((engines[0].name, engines[1].name), date=record_date())
+        if n == 2:
+            for engine in engines.values():
+                await engine.send_result(step.result, step.termination)
+        else:
+            for seat, engine in engines.items():
+                if seat not in told:
+                    await engine.send_result(step.placings, step.termination)
+    return adjudicator.report(names, date=record_date())
+
+
+async def _tell_eliminated(engines: dict[int, Engine], adjudicator: Adjudicator, told: set[int]) -> None:
+    """Three seats: send each newly eliminated engine its ``result`` (its own place, the others
+    not decided yet); it is asked nothing more this game."""
+    for elimination in adjudicator.eliminations:
+        seat = elimination.seat
+        if seat not in told:
+            told.add(seat)
+            if seat in engines:
+                await engines[seat].send_result(elimination.notice(adjudicator.nseats), elimination.termination)

@@ -16,7 +16,7 @@ import trio
 from ..adjudicator import Adjudicator, GameReport, GameSetup
 from .engine import Engine, EngineFailure, IoLog
 from .engine_spec import EngineSpec
-from .game import forfeit, play_game, record_date
+from .game import forfeit, play_seated, record_date
 
 __all__ = ["EngineSlot", "EnginePool", "play_or_forfeit", "ENGINES_PER_WORKER"]
 
@@ -81,19 +81,21 @@ class EnginePool:
 
 
 async def play_or_forfeit(
-    engines: Sequence[Callable[[], Awaitable[Engine]]], setup: GameSetup, names: tuple[str, str]
+    engines: Sequence[Callable[[], Awaitable[Engine]]], setup: GameSetup, names: Sequence[str]
 ) -> GameReport:
-    """Get player 1's and player 2's engines (``engines[i]()``) and play the game.
+    """Get each seat's engine (``engines[i]()`` for seat ``i + 1``) and play the game.
 
-    An engine that cannot be (re)started loses the game (``crash``/``stall``, the detail says
-    why); the game then has no turns.
+    An engine that cannot be (re)started loses the game it was to play (``crash``/``stall``, the
+    detail says why), which then has no turns; with three or four seats that is its seat's fault
+    (SPEC.md section 15.5) and the others play on.
     """
-    started: list[Engine] = []
+    adjudicator = Adjudicator(setup)
+    started: dict[int, Engine] = {}
     for seat, get in enumerate(engines):
         try:
-            started.append(await get())
+            started[seat] = await get()
         except EngineFailure as failure:
-            adjudicator = Adjudicator(setup)
             forfeit(adjudicator, seat, failure)
-            return adjudicator.report(names, date=record_date())
-    return await play_game((started[0], started[1]), setup)
+            if adjudicator.outcome is not None:
+                return adjudicator.report(names, date=record_date())
+    return await play_seated(adjudicator, started, names)

@@ -473,9 +473,7 @@ def _problems_n(pos: Position) -> list[str]:
     placed = [bool(w) or bool(pos.eliminated >> g & 1) for g, w in enumerate(groups)]
     if not all(placed):
         # placement: groups place in seat order, in round 1, and the first unplaced group places
-        first = placed.index(False)
-        if pos.eliminated:
-            problems.append("a seat is eliminated before every seat has placed")
+        first = placed.index(False)  # a seat that left by a fault while placing counts as placed
         if any(placed[first:]):
             problems.append(f"{names[first]} has not placed but a later group has (groups place in seat order)")
         elif pos.to_move != first:

@@ -20,6 +20,7 @@ from .codec import EOF, MAX_LINE_LENGTH, NEED_DATA, SeiConnection
 from .errors import LocalProtocolError, RemoteProtocolError, SeiProtocolError
 from .handshake import HandshakeTrace
 from .messages import (
+    DEFAULT_PLAYERS,
     OPTION_TYPES,
     RESULT_REASONS,
     BestMove,
@@ -105,4 +106,5 @@ __all__ = [
     # vocabulary
     "OPTION_TYPES",
     "RESULT_REASONS",
+    "DEFAULT_PLAYERS",
 ]

@@ -62,6 +62,9 @@ _INFO_UINTS = frozenset(
 )
 _MAX_INFO_QUOTE = 60
 _OPTION_KEYWORDS = frozenset({"name", "type", "default", "min", "max", "var"})
+#: The feature naming the seat counts an engine plays, and the counts it may name.
+PLAYERS_FEATURE = "players"
+_SEAT_COUNTS = {"2": 2, "3": 3, "4": 4}
 
 
 class ReadContext:
@@ -144,7 +147,17 @@ def _read_gods(line: str, tokens: Tokens, ctx: ReadContext) -> EngineMessage:
 
 
 def _read_feature(line: str, tokens: Tokens, ctx: ReadContext) -> EngineMessage:
-    return Feature(names=_read_names(line, tokens))
+    names = _read_names(line, tokens)
+    if PLAYERS_FEATURE not in names:
+        return Feature(names=names)
+    # `players` takes the rest of the line: seat counts (decision: one rule, no count/name guessing).
+    at = names.index(PLAYERS_FEATURE) + 1
+    counts = names[at:]
+    if not counts or any(count not in _SEAT_COUNTS for count in counts):
+        raise RemoteProtocolError(
+            f"feature players takes seat counts 2, 3 or 4 up to the end of the line: {quote(line)}"
+        )
+    return Feature(names=names[:at], players=frozenset(_SEAT_COUNTS[count] for count in counts))
 
 
 def _read_option(line: str, tokens: Tokens, ctx: ReadContext) -> EngineMessage:

@@ -38,7 +38,8 @@ def write_position(c: PositionCommand) -> str:
 
 
 def write_go(c: Go) -> str:
-    """``go`` and the fields it has, in the order of SPEC.md section 4.2, then ``infinite``.
+    """``go`` and the fields it has, in the order of SPEC.md section 4.2 (every seat's clock, then
+    every seat's increment, then the limits), then ``infinite``.
 
     Spelled out field by field: the referee writes one every turn, and this is about twice as
     fast as a loop over the field names."""
@@ -47,10 +48,18 @@ def write_go(c: Go) -> str:
         line += f" p1time {c.p1time}"
     if c.p2time is not None:
         line += f" p2time {c.p2time}"
+    if c.p3time is not None:
+        line += f" p3time {c.p3time}"
+    if c.p4time is not None:
+        line += f" p4time {c.p4time}"
     if c.p1inc is not None:
         line += f" p1inc {c.p1inc}"
     if c.p2inc is not None:
         line += f" p2inc {c.p2inc}"
+    if c.p3inc is not None:
+        line += f" p3inc {c.p3inc}"
+    if c.p4inc is not None:
+        line += f" p4inc {c.p4inc}"
     if c.movestogo is not None:
         line += f" movestogo {c.movestogo}"
     if c.movetime is not None:
@@ -66,11 +75,11 @@ WRITERS: dict[type, Callable[[Any], str]] = {
     Sei: lambda c: f"sei {c.version}",
     SetOption: _write_setoption,
     IsReady: lambda c: "isready",
-    NewGame: lambda c: f"newgame gods {c.gods[0]}/{c.gods[1]}",
+    NewGame: lambda c: "newgame gods " + "/".join(c.gods),
     PositionCommand: write_position,
     Go: write_go,
     Stop: lambda c: "stop",
-    Result: lambda c: f"result {c.result} {c.reason}",
+    Result: lambda c: f"result {c.text} {c.reason}",
     Debug: lambda c: "debug on" if c.on else "debug off",
     Quit: lambda c: "quit",
     LegalMovesRequest: lambda c: "legalmoves",

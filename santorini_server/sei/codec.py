@@ -32,8 +32,8 @@ from ._readers import ReadContext, read_line
 from ._state import ERROR, IDLE, SEARCHING, ConnectionState, State
 from ._util import Sentinel
 from ._writers import write_command
-from .errors import MAX_QUOTE_LENGTH, RemoteProtocolError, quote
-from .messages import BestMove, Command, EngineMessage, PerftRequest, PerftResult, Resign, Sei
+from .errors import MAX_QUOTE_LENGTH, LocalProtocolError, RemoteProtocolError, quote
+from .messages import BestMove, Command, EngineMessage, Go, NewGame, PerftRequest, PerftResult, Resign, Sei
 
 __all__ = ["MAX_LINE_LENGTH", "NEED_DATA", "EOF", "SeiConnection"]
 
@@ -82,6 +82,8 @@ class SeiConnection:
         self._overlong: bytes | None = None
         self._closed = False
         self._trailing_data = b""
+        # Seats of the game the last newgame began (None before one).
+        self._seats: int | None = None
 
     # -- inspection ----------------------------------------------------------------------------
 
@@ -90,6 +92,12 @@ class SeiConnection:
         """The main state: ``NEW``, ``HANDSHAKE``, ``IDLE``, ``SEARCHING``, ``STOPPING``,
         ``LISTING``, ``COUNTING``, ``QUIT`` or ``ERROR``."""
         return self._cs.state
+
+    @property
+    def seats(self) -> int | None:
+        """Seats of the game begun by the last ``newgame`` sent (None before one): a ``go`` may
+        carry clocks of these seats only."""
+        return self._seats
 
     @property
     def ping_outstanding(self) -> bool:
@@ -229,9 +237,16 @@ class SeiConnection:
 
         Raises:
             LocalProtocolError: the state forbids the command (e.g. ``go`` while a ``go`` is
-                outstanding).  The connection is then in ERROR, where only ``quit`` may be sent.
+                outstanding), or a ``go`` carries the clock of a seat the game does not have
+                (``p3time`` after a two-god ``newgame``).  The connection is then in ERROR,
+                where only ``quit`` may be sent.
         """
         try:
+            if type(command) is Go and (
+                command.p3time is not None or command.p3inc is not None
+                or command.p4time is not None or command.p4inc is not None
+            ):
+                self._check_seats(command)
             self._cs.process_command(type(command))
         except Exception:
             self._cs.process_error()
@@ -240,7 +255,18 @@ class SeiConnection:
             self._ctx.requested_version = command.version
         elif type(command) is PerftRequest:
             self._ctx.requested_perft_depth = command.depth
+        elif type(command) is NewGame:
+            self._seats = command.seats
         return write_command(command)
+
+    def _check_seats(self, go: Go) -> None:
+        """Refuse a ``go`` that carries the clock of a seat the game (per ``newgame``) lacks."""
+        seats = self._seats
+        if seats is None:
+            return  # no newgame yet (analysis of an SPS): nothing to check against
+        for name in ("p3time", "p3inc", "p4time", "p4inc"):
+            if getattr(go, name) is not None and int(name[1]) > seats:
+                raise LocalProtocolError(f"can't send go {name} in a {seats}-seat game (the newgame named {seats} gods)")
 
     def send_failed(self) -> None:
         """Tell the connection that writing the bytes of the last :meth:`send` failed.

@@ -60,6 +60,8 @@ __all__ = [
     # vocabulary
     "OPTION_TYPES",
     "RESULT_REASONS",
+    "DEFAULT_PLAYERS",
+    "MORTAL",
 ]
 
 #: A protocol token: one or more printable ASCII characters, no space (SPEC.md section 4.1:
@@ -75,6 +77,10 @@ OPTION_TYPES = frozenset({"check", "spin", "combo", "button", "string"})
 #: is absent on purpose: an aborted game has no winner, so no ``result`` line is sent (decision,
 #: see SPEC.md section 4.3).
 RESULT_REASONS: frozenset[str] = frozenset(t.value for t in Termination if t.decisive)
+#: The seat counts of an engine that sends no ``feature players`` line: two only (SPEC.md section 4.3).
+DEFAULT_PLAYERS: frozenset[int] = frozenset({2})
+#: The god name that means "no god" (SPEC.md section 4.2), the one name SEI itself gives a meaning.
+MORTAL = "mortal"
 
 
 # --------------------------------------------------------------------------------------------
@@ -108,9 +114,16 @@ class Gods(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class Feature(msgspec.Struct, frozen=True, kw_only=True):
-    """``feature <name> ...``: optional commands it implements (``legalmoves``, ``perft``)."""
+    """``feature <name> ...``: optional commands it implements (``legalmoves``, ``perft``), and
+    ``players <n> ...``: the seat counts it plays (SPEC.md section 4.3).
+
+    ``players`` takes every word after it to the end of the line, each 2, 3 or 4; the name
+    ``players`` is in ``names`` and its counts in :attr:`players`.
+    """
 
     names: tuple[str, ...]
+    #: The seat counts of a ``players`` feature on this line; None when the line has none.
+    players: frozenset[int] | None = None
 
 
 class SeiOk(msgspec.Struct, frozen=True, kw_only=True):
@@ -277,17 +290,42 @@ class IsReady(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class NewGame(msgspec.Struct, frozen=True, kw_only=True):
-    """``newgame gods <g1>/<g2>``: player 1's god, player 2's god."""
+    """``newgame gods <g1>/<g2>[/<g3>[/<g4>]]``: one god per seat, in seat order.
+
+    The number of gods is the number of seats (SPEC.md section 4.2).  Two seats are checked as
+    they always were (``mortal`` allowed, even twice).  Three or four seats need a god at every
+    seat, each a different one: the codec refuses ``mortal`` and a repeated name there, because
+    no such game exists.  Whether a name is a god at all is the rules' concern (``santorini
+    check`` sends ``zeus`` on purpose).
+    """
 
     gods: tuple[str, ...]
 
     def __post_init__(self) -> None:
-        if not isinstance(self.gods, tuple) or len(self.gods) != 2:
-            raise LocalProtocolError(f"gods must be a tuple of two names, got {self.gods!r}")
-        for god in self.gods:
+        gods = self.gods
+        if not isinstance(gods, tuple) or not 2 <= len(gods) <= 4:
+            count = f"{len(gods)} god{'s' * (len(gods) != 1)}" if isinstance(gods, (tuple, list)) else repr(gods)
+            raise LocalProtocolError(f"newgame takes 2, 3 or 4 gods as a tuple (one per seat), got {count}")
+        for god in gods:
             _check_token("god name", god)
             if "/" in god:
                 raise LocalProtocolError(f"god name may not contain '/': {quote(god)}")
+        if len(gods) > 2:
+            line = "/".join(gods)
+            if MORTAL in gods:
+                raise LocalProtocolError(
+                    f"newgame gods {line}: a {len(gods)}-seat game has no mortal (every seat plays a god)"
+                )
+            for god in gods:
+                if gods.count(god) > 1:
+                    raise LocalProtocolError(
+                        f"newgame gods {line}: {god} is named twice (each seat has a god of its own)"
+                    )
+
+    @property
+    def seats(self) -> int:
+        """The number of seats of the game: one per god."""
+        return len(self.gods)
 
 
 class PositionCommand(msgspec.Struct, frozen=True, kw_only=True):
@@ -320,18 +358,24 @@ class PositionCommand(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class Go(msgspec.Struct, frozen=True, kw_only=True):
-    """``go [p1time ..] [p2time ..] [p1inc ..] [p2inc ..] [movestogo ..] [movetime ..] [depth ..]
-    [nodes ..] [infinite]``.
+    """``go [p1time ..] [p2time ..] [p3time ..] [p4time ..] [p1inc ..] [p2inc ..] [p3inc ..]
+    [p4inc ..] [movestogo ..] [movetime ..] [depth ..] [nodes ..] [infinite]``.
 
-    Times are milliseconds.  Clocks and increments are >= 0: a clock inside the grace margin
+    ``pNtime``/``pNinc`` are seat N's clock and increment; seats 3 and 4 exist only in games of
+    that many seats, and a connection that saw the ``newgame`` refuses them in a smaller game
+    (:meth:`SeiConnection.send`).  Times are milliseconds.  Clocks and increments are >= 0: a clock inside the grace margin
     is negative, and the caller sends it clamped to 0 (decision: engines ported from UCI do
     not expect negative times).  Counts and ``movetime`` are >= 1.
     """
 
     p1time: int | None = None
     p2time: int | None = None
+    p3time: int | None = None
+    p4time: int | None = None
     p1inc: int | None = None
     p2inc: int | None = None
+    p3inc: int | None = None
+    p4inc: int | None = None
     movestogo: int | None = None
     movetime: int | None = None
     depth: int | None = None
@@ -343,6 +387,10 @@ class Go(msgspec.Struct, frozen=True, kw_only=True):
         for value in (self.p1time, self.p2time, self.p1inc, self.p2inc):
             if value is not None and (type(value) is not int or value < 0):
                 self._refuse()
+        if self.p3time is not None or self.p4time is not None or self.p3inc is not None or self.p4inc is not None:
+            for value in (self.p3time, self.p4time, self.p3inc, self.p4inc):
+                if value is not None and (type(value) is not int or value < 0):
+                    self._refuse()
         for value in (self.movestogo, self.movetime, self.depth, self.nodes):
             if value is not None and (type(value) is not int or value < 1):
                 self._refuse()
@@ -357,7 +405,8 @@ class Go(msgspec.Struct, frozen=True, kw_only=True):
 
 #: Each ``go`` number and its least value: clocks and increments may be 0, counts and movetime not.
 _GO_MINIMUMS = (
-    ("p1time", 0), ("p2time", 0), ("p1inc", 0), ("p2inc", 0),
+    ("p1time", 0), ("p2time", 0), ("p3time", 0), ("p4time", 0),
+    ("p1inc", 0), ("p2inc", 0), ("p3inc", 0), ("p4inc", 0),
     ("movestogo", 1), ("movetime", 1), ("depth", 1), ("nodes", 1),
 )
 
@@ -370,18 +419,76 @@ class Stop(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class Result(msgspec.Struct, frozen=True, kw_only=True):
-    """``result <1-0|0-1> <reason>``: informational game-over notice."""
+    """``result <1-0|0-1> <reason>`` (two seats) or ``result <placings> <reason>`` (three or four
+    seats): an informational game-over notice (SPEC.md section 4.2).
 
-    result: Literal["1-0", "0-1"]
+    Give ``result`` or ``placings``: one place per seat in seat order, 1 = first (the SGN
+    ``Result`` of SPEC.md section 13).  Two-seat placings are stored as ``result`` ((1, 2) is
+    ``1-0``, (2, 1) is ``0-1``), so both spellings make one command and the two-seat line is the
+    one it always was.  Three and four seats are written joined by ``-`` (``1-3-2``, ``1-2-2``,
+    ``2-1-2-1``).  ``None`` is a place not decided yet, written ``*``: the notice of a 3-seat
+    engine eliminated while the other two play on carries only its own place (``*-*-3``).
+    """
+
+    result: Literal["1-0", "0-1"] | None = None
+    placings: tuple[int | None, ...] | None = None
     reason: str
 
     def __post_init__(self) -> None:
-        if self.result not in ("1-0", "0-1"):
+        if self.placings is not None:
+            if self.result is not None:
+                raise LocalProtocolError("result takes result or placings, not both")
+            two_seat = _check_placings(self.placings)
+            if two_seat is not None:
+                force_setattr(self, "result", two_seat)
+                force_setattr(self, "placings", None)
+        elif self.result not in ("1-0", "0-1"):
             raise LocalProtocolError(f"result must be '1-0' or '0-1', got {self.result!r}")
         if self.reason not in RESULT_REASONS:
             raise LocalProtocolError(
                 f"result reason must be one of {sorted(RESULT_REASONS)}, got {_show(self.reason)}"
             )
+
+    @property
+    def text(self) -> str:
+        """The outcome token as written: ``1-0``, ``0-1``, or the placings (``1-3-2``, ``*-*-3``)."""
+        if self.placings is None:
+            assert self.result is not None
+            return self.result
+        return "-".join("*" if place is None else str(place) for place in self.placings)
+
+
+#: The finished placings of a game of three or four seats, sorted (SPEC.md section 4.2): 3 seats,
+#: one winner and the others by elimination order, or tied when still in at the win; 4 seats,
+#: one team first and the other second.
+_FINAL_PLACINGS = {3: ((1, 2, 3), (1, 2, 2)), 4: ((1, 2, 1, 2), (2, 1, 2, 1))}
+
+
+def _check_placings(placings: object) -> Literal["1-0", "0-1"] | None:
+    """Refuse placings no game can have; the two-seat result for two seats, else None."""
+    if not isinstance(placings, tuple) or not 2 <= len(placings) <= 4:
+        raise LocalProtocolError(f"result placings must be a tuple of 2 to 4 places, one per seat, got {placings!r}")
+    seats = len(placings)
+    for place in placings:
+        if place is not None and (type(place) is not int or not 1 <= place <= seats):
+            raise LocalProtocolError(f"result placings {placings!r}: a place is an int from 1 to {seats} or None")
+    text = "-".join("*" if place is None else str(place) for place in placings)
+    if seats == 2:
+        if placings == (1, 2):
+            return "1-0"
+        if placings == (2, 1):
+            return "0-1"
+        raise LocalProtocolError(f"result placings {text}: two seats finish 1-2 or 2-1")
+    if None in placings:
+        if seats != 3 or sorted(placings, key=lambda p: p or 0) != [None, None, 3]:
+            raise LocalProtocolError(
+                f"result placings {text}: only a 3-seat game has an undecided place, when one seat is out (third)"
+            )
+    elif seats == 3 and tuple(sorted(p for p in placings if p is not None)) not in _FINAL_PLACINGS[3]:
+        raise LocalProtocolError(f"result placings {text}: three seats finish 1-2-3 in some order, or 1-2-2")
+    elif seats == 4 and placings not in _FINAL_PLACINGS[4]:
+        raise LocalProtocolError(f"result placings {text}: four seats finish as teams, 1-2-1-2 or 2-1-2-1")
+    return None
 
 
 class Debug(msgspec.Struct, frozen=True, kw_only=True):
