@@ -49,7 +49,7 @@ def _layer(layers: str = "", third_party: str = "", *, pure: bool = False) -> La
 LAYERS: dict[str, Layer] = {
     "rules": _layer(pure=True),
     "termination": _layer(pure=True),
-    "stats": _layer(pure=True),
+    "stats": _layer("", "openskill", pure=True),
     "sei": _layer("termination", "msgspec", pure=True),
     "render": _layer("rules", pure=True),
     "records": _layer("rules termination", "msgspec"),

@@ -4,8 +4,14 @@
 ``sprt``: generalized SPRT on trinomial or pentanomial results (fastchess).
 ``standings``: per-engine tallies, game pairs, ranking, crosstable, and the
 text lines the runner prints.
+``bradley_terry``: the joint rating of all engines over all two-seat games.
+``placings``: a game of 2, 3 or 4 seats and its points.
+``weng_lin``, ``nseat_standings``: Weng-Lin ratings (openskill) and standings of 3- and 4-seat
+tournaments.  Import them by their module path: they load openskill (some 30 ms), which
+two-seat matches and tournaments do not need, so this package does not import them.
 """
 
+from .bradley_terry import DEFAULT_PRIOR, JointRating, JointRatings, format_joint_columns, joint_ratings
 from .elo import (
     CUTECHESS_Z95,
     ELO_CLAMP,
@@ -23,6 +29,7 @@ from .elo import (
     score_to_elo,
     trinomial_elo,
 )
+from .placings import SEAT_COUNTS, NSeatGame
 from .sprt import (
     SprtConfig,
     SprtStatus,
@@ -47,6 +54,7 @@ from .standings import (
 
 __all__ = [
     "CUTECHESS_Z95",
+    "DEFAULT_PRIOR",
     "DRAW",
     "ELO_CLAMP",
     "NELO_SCALE",
@@ -54,8 +62,12 @@ __all__ = [
     "Z95",
     "EloEstimate",
     "EngineTally",
+    "JointRating",
+    "JointRatings",
+    "NSeatGame",
     "PairCounts",
     "RankingRow",
+    "SEAT_COUNTS",
     "ScoredGame",
     "SprtConfig",
     "SprtStatus",
@@ -63,12 +75,14 @@ __all__ = [
     "elo_to_score",
     "format_cutechess_elo_line",
     "format_elo_pm",
+    "format_joint_columns",
     "format_llr_line",
     "format_los",
     "format_nelo_pm",
     "format_results_block",
     "format_score_line",
     "format_sprt_result",
+    "joint_ratings",
     "llr_pentanomial",
     "llr_trinomial",
     "los_from_wins_losses",

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from .bradley_terry import DEFAULT_PRIOR, JointRating, JointRatings, format_joint_columns, joint_ratings
 from .elo import (
     EloEstimate,
     _fixed,
@@ -150,11 +151,15 @@ class EngineTally:
 
 @dataclass(frozen=True)
 class RankingRow:
+    """``estimate``: the engine's Elo against the field it met; ``joint``: its joint
+    (Bradley-Terry) rating when the ranking was asked for one."""
+
     rank: int
     name: str
     estimate: EloEstimate
     tally: EngineTally
     pairs: PairCounts | None
+    joint: JointRating | None = None
 
 
 def _tally(games: Sequence[ScoredGame], name: str, opponent: str | None = None) -> EngineTally:
@@ -315,13 +320,19 @@ class Standings:
             first, second, t.wins, t.losses, t.draws, self.pairs(first, second), details, sprt
         )
 
-    def ranking(self, penta: bool = True) -> list[RankingRow]:
+    def joint_ratings(self, prior: float = DEFAULT_PRIOR) -> JointRatings:
+        """The joint Bradley-Terry rating of every engine over all games (``bradley_terry``)."""
+        return joint_ratings(self._games, self._engines, prior=prior)
+
+    def ranking(self, penta: bool = True, joint: bool = False) -> list[RankingRow]:
         """Each engine's Elo against the field it met, best first.
 
         The estimate uses all of the engine's games (pentanomial over its
-        complete pairs when ``penta`` and it has any, else W/D/L).  Ties break
+        complete pairs when ``penta`` and it has any, else W/D/L).  With ``joint``
+        each row also carries the joint rating, and rows sort by it.  Ties break
         by score, then name, so the order is deterministic.
         """
+        fit = self.joint_ratings() if joint else None
         rows = []
         for name in self._engines:
             tally = self.tally(name)
@@ -331,16 +342,19 @@ class Standings:
             else:
                 pc = None
                 est = trinomial_elo(tally.wins, tally.draws, tally.losses)
-            rows.append((name, est, tally, pc))
-        rows.sort(key=lambda r: (-r[1].elo, -r[2].score, r[0]))
-        return [RankingRow(i + 1, n, e, t, p) for i, (n, e, t, p) in enumerate(rows)]
+            rows.append(RankingRow(0, name, est, tally, pc, fit[name] if fit else None))
+        rows.sort(key=lambda r: (-(r.joint.elo if r.joint else r.estimate.elo), -r.tally.score, r.name))
+        return [RankingRow(i + 1, r.name, r.estimate, r.tally, r.pairs, r.joint) for i, r in enumerate(rows)]
 
-    def format_ranking(self, penta: bool = True) -> str:
+    def format_ranking(self, penta: bool = True, joint: bool = False) -> str:
         """fastchess-style table: Rank, Name, Elo, +/-, nElo, +/-, Games, Score, Draw[, Ptnml(0-2)].
 
         Draw is the drawn-game share (trinomial) or the 1-of-2-points pair share (pentanomial).
+        With ``joint``, Elo and +/- are the joint rating (mean 0, 95 % interval), finite for an
+        engine that won or lost every game, where the per-engine Elo prints ``n/a``; nElo stays
+        the per-engine figure.
         """
-        rows = self.ranking(penta)
+        rows = self.ranking(penta, joint)
         width = max([25] + [len(r.name) for r in rows])
         head = (
             f"{'Rank':<4} {'Name':<{width}} {'Elo':>10} {'+/-':>10} {'nElo':>10} {'+/-':>10} "
@@ -353,6 +367,8 @@ class Standings:
                 nums = [_fixed(e.elo, 2), _fixed(e.error95, 2), _fixed(e.nelo, 2), _fixed(e.nelo_error95, 2)]
             else:
                 nums = ["n/a"] * 4
+            if r.joint is not None:
+                nums[0], nums[1] = format_joint_columns(r.joint)
             score = f"{_fixed(r.tally.score * 100.0, 1)}%" if r.tally.games else "n/a"
             draw = f"{_fixed(e.draw_ratio * 100.0, 1)}%" if e.samples else "n/a"
             ptnml = ""
@@ -365,13 +381,13 @@ class Standings:
             )
         return "\n".join(out) + "\n"
 
-    def crosstable(self, penta: bool = True) -> str:
+    def crosstable(self, penta: bool = True, joint: bool = False) -> str:
         """Points scored by each row engine against each column engine, ``points/games``.
 
-        Rows and columns follow the ranking; ``-`` on the diagonal, ``.`` for
-        engines that have not met.
+        Rows and columns follow the ranking (``ranking(penta, joint)``); ``-`` on the
+        diagonal, ``.`` for engines that have not met.
         """
-        names = [r.name for r in self.ranking(penta)]
+        names = [r.name for r in self.ranking(penta, joint)]
         cells: list[list[str]] = []
         for a in names:
             row = []
