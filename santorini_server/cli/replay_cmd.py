@@ -289,7 +289,8 @@ def _final_status(record: GameRecord) -> str:
     """Who won and how, for the board after the last turn (where nobody is to move)."""
     if record.nseats != 2:
         return f"game over, {record.result} {record.termination}: {_placings_text(record)}"
-    reason = Outcome.from_record(record).reason(record.players)
+    p1, p2 = record.players
+    reason = Outcome.from_record(record).reason((p1, p2))
     return f"game over, {record.result}: {reason}"
 
 

@@ -86,7 +86,8 @@ __all__ = [
     "TAG_ORDER", "MAX_COUNT", "ELIMINATION_TERMINATIONS", "check_tag", "check_text", "clean_text", "start_side_and_turn",
     "start_state", "placings_result", "result_placings", "check_placings",
     # sgn
-    "SgnError", "MAX_LINE", "IMPORT_DEFAULTS", "ELIMINATED", "format_comment", "format_elimination", "format_sgn", "format_sgn_games", "parse_sgn",
+    "SgnError", "MAX_LINE", "IMPORT_DEFAULTS", "ELIMINATED", "format_comment", "format_elimination",
+    "format_sgn", "format_sgn_games", "parse_sgn",
     "iter_sgn",
     # frames
     "ArchiveError", "CorruptFrame", "Frame", "MAGIC", "HEADER_SIZE", "MAX_PAYLOAD", "frame_payload",

@@ -7,6 +7,11 @@ layer checks only that a turn is one SGN-safe token, and the rules engine re-val
 during replay (SPEC.md section 14.1: "A record is a regression test"). Keeping the rules out
 of this layer means a record that the rules later reject can still be stored, read and shown.
 
+Three and four seats (SPEC.md section 13.4): ``Player3``/``Player4`` tags, placings in
+``Result``, and the :class:`Elimination` of each seat that left a three-seat game while it went
+on. Those are recorded explicitly, so this layer knows whose turn each entry is (the
+:class:`SeatCycle`) without the rules.
+
 Validation happens in ``__post_init__`` so that every value that exists can be written as SGN
 and msgpack and read back equal: both formats are lossless by construction, and the checks below
 are exactly the conditions under which that holds (no control characters, no braces in turn

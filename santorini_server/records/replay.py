@@ -259,7 +259,9 @@ def _walk_seats(
             problems.append(ReplayProblem(number, i + 1, move, reason))
             break
         if t.stn != text:
-            problems.append(ReplayProblem(number, i + 1, move, f"turn {text!r} is legal but not canonical (records hold {t.stn!r})"))
+            problems.append(ReplayProblem(
+                number, i + 1, move, f"turn {text!r} is legal but not canonical (records hold {t.stn!r})"
+            ))
         transitions.append(t)
         pos = t.position
         if keep:

@@ -13,20 +13,21 @@ __all__ = ["result_summary", "ResultsWriter"]
 
 
 def result_summary(record: GameRecord) -> dict[str, Any]:
-    """One game's line in the JSON Lines results file (what a script wants without replaying)."""
-    return {
-        "game": record.game_number,
-        "round": record.tag("Round"),
-        "player1": record.players[0],
-        "player2": record.players[1],
-        "gods": record.tag("Gods"),
-        "start": record.start,
-        "opening": record.opening,
-        "result": record.result,
-        "termination": record.termination,
-        "detail": record.termination_detail,
-        "turns": len(record.turns),
-    }
+    """One game's line in the JSON Lines results file (what a script wants without replaying).
+
+    Three and four seats add ``player3``/``player4`` and ``placings`` (one per seat, seat order,
+    null for ``*``); a two-seat line is what it always was.
+    """
+    players = record.players
+    line: dict[str, Any] = {"game": record.game_number, "round": record.tag("Round")}
+    for k, name in enumerate(players, 1):
+        line[f"player{k}"] = name
+    line.update(gods=record.tag("Gods"), start=record.start, opening=record.opening, result=record.result)
+    if len(players) > 2:
+        places = record.placings
+        line["placings"] = None if places is None else list(places)
+    line.update(termination=record.termination, detail=record.termination_detail, turns=len(record.turns))
+    return line
 
 
 class ResultsWriter(DurableAppender):

@@ -8,8 +8,14 @@ is the same reader over a string. Per game the states are *between games* -> *ta
 ``[Name "value"]``; blank lines are skipped) -> *movetext* (begun by the first other line) ->
 back to *between* once the result token is read. Movetext is split into tokens: whitespace,
 ``{comment}``, and words; a word is a move number (``12.`` or ``12...``), a result (``1-0``,
-``0-1``, ``*``) or a turn. Move numbers are checked against a counter started from the
+``0-1``, ``*``, or placings such as ``1-3-2``), a turn, or an elimination (``eliminated:time``).
+Move numbers are checked against the seat cycle (:class:`~.game.SeatCycle`) started from the
 ``Start`` tag, so a wrong or missing number is reported where it occurs.
+
+Seats (SPEC.md section 13.4). One number per round, before its first slot; every seat still in
+has a slot, a turn or its elimination, in seat order. Two seats are the special case PGN knows
+(``n.`` before player 1, ``n...`` when player 2 begins the movetext). An elimination's comment is
+its detail, verbatim.
 
 Exactness. The writer emits one canonical text per record and the reader gives every record
 back unchanged: ``parse_sgn(format_sgn(r)) == [r]`` for every :class:`GameRecord`, and
@@ -63,9 +69,13 @@ from .game import (
     SeatCycle,
     TurnRecord,
     check_tag,
+    result_placings,
 )
 
-__all__ = ["SgnError", "MAX_LINE", "IMPORT_DEFAULTS", "ELIMINATED", "format_comment", "format_elimination", "format_sgn", "format_sgn_games", "parse_sgn", "iter_sgn"]
+__all__ = [
+    "SgnError", "MAX_LINE", "IMPORT_DEFAULTS", "ELIMINATED", "format_comment", "format_elimination", "format_sgn",
+    "format_sgn_games", "parse_sgn", "iter_sgn",
+]
 
 #: Movetext line limit. PGN export format keeps lines under 80 columns; a full turn (number and
 #: both turns) is never split unless it alone is longer, and a comment is never split.
@@ -358,6 +368,7 @@ class _Reader:
         self._state = "between"
         self._tags: list[tuple[str, str]] = []
         self._names: set[str] = set()
+        self._result_at = (0, 0)  # line and column of the Result tag's value
 
     def _begin_movetext(self, lineno: int, column: int) -> None:
         missing = [n for n in REQUIRED_TAGS if n not in self._names and n not in IMPORT_DEFAULTS and n != "Result"]
@@ -370,6 +381,11 @@ class _Reader:
         except RecordError as e:
             raise SgnError(f"movetext begins but {e}", lineno, column) from None
         self._result: str | None = dict(self._tags).get("Result")  # None: the result token's
+        if self._result is not None:
+            try:
+                result_placings(self._result, self._nseats)
+            except RecordError as e:
+                raise SgnError(str(e), *self._result_at) from None
         self._turns: list[TurnRecord] = []
         self._eliminations: list[Elimination] = []
         self._after_elimination = False  # the last token was an elimination (its detail may follow)
@@ -392,6 +408,8 @@ class _Reader:
                     raise SgnError(str(e), lineno, col) from None
                 self._tags.append((name, value))
                 self._names.add(name)
+                if name == "Result":
+                    self._result_at = (lineno, col)
                 self._state = "tags"
                 return None
             if self._state == "between":
