@@ -184,7 +184,7 @@ def test_a_task_that_kills_its_workers_is_a_lost_game_not_a_result(cluster: tupl
     client, _ = cluster
     future = client.submit(_die, key=f"killer-{uuid.uuid4().hex}", pure=False, resources={"santorini": 1})
     done = next(iter(__import__("distributed").as_completed([future], loop=client.loop, with_results=True, raise_errors=False)))
-    game = ScheduledGame(7, 0, 1, ("mortal", "mortal"), None, 1)
+    game = ScheduledGame(7, (0, 1), ("mortal", "mortal"), None, 1)
     lost = _outcome(game, done[0], done[1])
     assert isinstance(lost, LostGame) and lost.game == game
     assert lost.reason.startswith("it killed its worker repeatedly"), lost.reason

@@ -46,7 +46,7 @@ from distributed.client import FutureCancelledError
 
 from ..records import ArchiveError, GameRecord, decode_record
 from ..tournament.config import TournamentConfig
-from ..tournament.runner import LostGame, game_setup
+from ..tournament.runner import LostGame, game_setup, seated_specs
 from ..tournament.schedule import ScheduledGame
 from .dask_preload import LOCAL_WORKER_ENV
 from .dask_worker import (
@@ -248,14 +248,14 @@ class DaskBackend:
 
     def _game_spec(self, game: ScheduledGame) -> GameSpec:
         config = self.config
-        specs = (config.specs[game.player1], config.specs[game.player2])
+        specs = seated_specs(config, game)
         setup = game_setup(config, game)
         return GameSpec(
             tournament=self.run_id,
             number=game.number,
-            names=(specs[0].name, specs[1].name),
-            options=(specs[0].options, specs[1].options),
-            restart=(specs[0].restart, specs[1].restart),
+            names=tuple(spec.name for spec in specs),
+            options=tuple(spec.options for spec in specs),
+            restart=tuple(spec.restart for spec in specs),
             gods=setup.gods,
             opening=setup.opening,
             tcs=setup.tcs,
