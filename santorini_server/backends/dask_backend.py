@@ -57,6 +57,7 @@ from .dask_worker import (
     engine_names,
     release_tournament,
     run_game,
+    seat_refusals_here,
     spec_text,
 )
 
@@ -219,6 +220,7 @@ class DaskBackend:
                         f"(start some: santorini worker --address {self.address} --engines FILE)"
                     ) from None
                 self._check_engines(client)
+                self._check_seats(client)
             self.slots = _slots(client)
             if not self.slots:
                 raise DaskBackendError(
@@ -245,6 +247,17 @@ class DaskBackend:
                     f"worker {worker} has no engine {', '.join(repr(m) for m in missing)} in its engines file "
                     f"(it has {', '.join(names)})"
                 )
+
+    def _check_seats(self, client: Client) -> None:
+        """Three and four seats: every worker's engines must declare the seat count (a worker
+        starts each once); the first refusal is the backend's one-line error."""
+        if self.config.players == 2:
+            return
+        names = [s.name for s in self.config.specs]
+        answers: dict[str, list[str]] = client.run(seat_refusals_here, names, self.config.players)
+        for worker, refusals in sorted(answers.items()):
+            if refusals:
+                raise DaskBackendError(f"worker {worker}: {refusals[0]}")
 
     def _game_spec(self, game: ScheduledGame) -> GameSpec:
         config = self.config

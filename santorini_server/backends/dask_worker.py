@@ -54,6 +54,7 @@ __all__ = [
     "spec_text",
     "run_game",
     "release_tournament",
+    "seat_refusals_here",
     "engine_names",
     "host",
 ]
@@ -366,6 +367,21 @@ def run_game(spec: GameSpec) -> bytes:
             except GameAborted:
                 pass
             raise GameAborted(f"game {spec.number} aborted")
+
+
+def seat_refusals_here(names: list[str], seats: int) -> list[str]:
+    """``client.run`` target: start each named engine as this worker would and return a line for
+    each that did not declare ``seats``-seat games (before any game of the tournament starts)."""
+    from ..tournament.runner import seat_refusals
+
+    specs = []
+    for name in names:
+        try:
+            specs.append(resolve_engine(name))
+        except EngineNotConfigured as exc:
+            return [str(exc)]
+    engine_host = host()
+    return trio.from_thread.run(seat_refusals, tuple(specs), seats, trio_token=engine_host._token)
 
 
 def release_tournament(tournament: str) -> int:
