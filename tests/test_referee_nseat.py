@@ -208,3 +208,14 @@ def test_match_with_two_teams_writes_records_that_replay(tmp_path: Path) -> None
     assert [r.players for r in records] == [("A", "B", "A", "B"), ("B", "A", "B", "A")]
     assert all(check_record(r) == [] for r in records)
     assert engine_processes(f"marker={os.getpid()}-") == []
+
+
+async def test_an_engine_s_own_time_control_follows_it_to_every_seat() -> None:
+    specs = (parse_engine_spec(nseat("A")), parse_engine_spec(nseat("B")),
+             parse_engine_spec(nseat("Slow", "sleep=250") + " tc=0.2+0"))
+    summary = await run_match(MatchConfig(specs, 3, parse_tc("10+0.1"), gods=THREE), emit=lambda _: None)
+    assert summary.placings[2] == [3, 3, 3]  # out on time in each game, whatever its seat
+    for record in summary.records:
+        seat = record.players.index("Slow")
+        assert [(e.seat, e.termination) for e in record.eliminations] == [(seat + 1, "time")]
+        assert record.tag("TimeControl") == " | ".join("0.2" if s == seat else "10+0.1" for s in range(3))
