@@ -169,6 +169,14 @@ def test_record_refuses_a_game_number_twice_and_numbers_by_default() -> None:
     assert s.engines == ("A", "B", "C")
 
 
+def test_the_seat_count_sets_the_columns_before_any_game() -> None:
+    assert NSeatStandings(3).format_ranking().split()[-3:] == ["1st", "2nd", "3rd"]
+    assert NSeatStandings(4).format_ranking().split()[-3:] == ["Score", "1st", "2nd"]
+    assert NSeatStandings().format_ranking().split()[-1] == "1st"
+    with pytest.raises(ValueError, match="not 5"):
+        NSeatStandings(5)
+
+
 def test_ties_in_the_ranking_break_by_score_then_name() -> None:
     s = NSeatStandings()
     for name in ("Zed", "Amy", "Bob"):

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .elo import _fixed
-from .placings import NSeatGame
+from .placings import SEAT_COUNTS, NSeatGame
 from .weng_lin import WengLinRating, weng_lin_ratings
 
 __all__ = ["NSeatRankingRow", "NSeatStandings", "NSeatTally"]
@@ -53,10 +53,18 @@ class NSeatRankingRow:
 
 
 class NSeatStandings:
-    """Accumulates N-seat games; every query is recomputed from the recorded games."""
+    """Accumulates N-seat games; every query is recomputed from the recorded games.
 
-    def __init__(self) -> None:
+    ``seat_count`` (2, 3 or 4), when given, sets the placing columns before any game is recorded
+    (3 places for 3 seats, 2 for 4 seats: teams).
+    """
+
+    def __init__(self, seat_count: int | None = None) -> None:
+        if seat_count is not None and seat_count not in SEAT_COUNTS:
+            raise ValueError(f"a game has 2, 3 or 4 seats, not {seat_count}")
+        self._places = 0 if seat_count is None else 2 if seat_count == 4 else seat_count
         self._games: list[NSeatGame] = []
+        self._numbers: set[int] = set()
         self._engines: list[str] = []
 
     def add_engine(self, name: str) -> None:
@@ -79,10 +87,11 @@ class NSeatStandings:
             ValueError: an invalid game (``NSeatGame``), or a game number already recorded.
         """
         number = len(self._games) + 1 if game_number is None else game_number
-        if any(g.number == number for g in self._games):
+        if number in self._numbers:
             raise ValueError(f"game {number} is already recorded")
         game = NSeatGame(number, tuple(seats), None if placings is None else tuple(placings), termination, tuple(exits))
         self._games.append(game)
+        self._numbers.add(number)
         for name in seats:
             self.add_engine(name)
         return game
@@ -99,8 +108,8 @@ class NSeatStandings:
 
     @property
     def place_count(self) -> int:
-        """Places a game can award: the most sides in any recorded game (3 or 2), 0 without games."""
-        return max((g.side_count for g in self._games), default=0)
+        """Places a game can award: the most sides of any recorded game or of ``seat_count``."""
+        return max([self._places, *(g.side_count for g in self._games)])
 
     def tally(self, name: str) -> NSeatTally:
         places = [0] * max(self.place_count, 1)
@@ -108,7 +117,7 @@ class NSeatStandings:
         points = max_points = 0.0
         terminations: dict[str, int] = {}
         losses_by: dict[str, int] = {}
-        for g in self.games:
+        for g in self._games:
             mine = [s for s, engine in enumerate(g.seats) if engine == name]
             if not mine:
                 continue
