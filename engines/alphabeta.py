@@ -15,6 +15,23 @@ Time: ``Limits.budget_for`` gives the budget; a new iteration starts only while 
 at the budget, at ``stop``, or at the ``nodes`` limit; the best turn of the last completed
 iteration is played, or of the interrupted one if it already beat the previous best.
 
+Four seats (SPEC.md section 15) are two teams moving alternately (A, B, A, B): a two-player
+zero-sum game, so :class:`Searcher` plays them unchanged, negamax over teams: the group a node
+moves is its team's (``to_move & 1``), each seat generates its turns with its own god over the
+team's two workers, and a leaf is scored with the god of the seat that moves next (Athena's tag,
+which outlives her teammate's turn, is carried to the leaf by :func:`_next_mover`).
+
+Three seats are searched *paranoid* (:class:`ParanoidSearcher`, the same driver): the seat to
+move at the root maximises and both other seats are assumed to minimise its score together, which
+makes the game two-sided again (root against a coalition; turn order root, O1, O2), so alpha-beta
+pruning applies at every depth.  We chose paranoid over max-n because max-n (each seat maximising
+its own score) prunes at most shallowly: at a one-second clock that costs the ply that sees an
+opponent's climb coming, while paranoid's worst case is exactly the danger that decides a free-for-
+all (either opponent reaching level 3 before the root seat moves again, or the two of them boxing
+it in).  An elimination is not a ply: a seat with no turn leaves the game (``Position.eliminate``)
+and the search goes on at the same depth; the root seat's own elimination scores as its loss and
+the last opponent's as its win.
+
 Option ``Hash`` (spin, default 1000): the table's size limit in thousands of entries; a table
 past it is cleared before the next search.  All tables are cleared on ``newgame``.
 """
@@ -25,13 +42,13 @@ import threading
 import time
 
 from santorini_server.rules import Position
-from santorini_server.rules.movegen import RawState, RawTurn, generate
+from santorini_server.rules.movegen import RawState, RawTurn, generate, has_turn
 from santorini_server.rules.squares import BB_ALL
 
-from .evaluation import WIN_SCORE, evaluate, immediate_win
+from .evaluation import WIN_SCORE, evaluate, evaluate_for, immediate_win, seat_wins
 from .sei_bot import Info, Limits, Option, run_bot
 
-__all__ = ["main", "Searcher", "format_score"]
+__all__ = ["main", "Searcher", "ParanoidSearcher", "AlphaBeta", "format_score"]
 
 #: Scores beyond this are forced wins/losses (distance encoded in the remaining part).
 WIN_THRESHOLD = WIN_SCORE - 1000
@@ -42,6 +59,9 @@ NEXT_ITERATION_FRACTION = 0.3
 MAX_DEPTH = 100  # a game has at most ~100 play turns (SPEC.md section 1.4)
 EXACT, LOWER, UPPER = 0, 1, 2
 CHECK_EVERY = 512
+#: Three-seat nodes cost more (a ``Position`` each, a turn-existence test per leaf): check the clock
+#: more often, so that a budget of a few milliseconds is kept.
+CHECK_EVERY_PARANOID = 8
 #: Score depth-1 nodes with lazily generated, height-layered children (see `_frontier`).
 LAZY_FRONTIER = True
 
@@ -61,6 +81,8 @@ def format_score(score: int) -> str:
 
 class Searcher:
     """Search state that survives between turns of a game (tables, history)."""
+
+    next_iteration_fraction = NEXT_ITERATION_FRACTION
 
     def __init__(self, max_entries: int = 1_000_000) -> None:
         self.max_entries = max_entries
@@ -124,7 +146,7 @@ class Searcher:
             info(f"depth {depth} time {ms} nodes {self.nodes} nps {nps} score {format_score(score)} pv {' '.join(pv)}")
             if abs(score) >= WIN_THRESHOLD or stop.is_set():
                 break
-            if budget is not None and time.monotonic() - started > NEXT_ITERATION_FRACTION * budget:
+            if budget is not None and time.monotonic() - started > self.next_iteration_fraction * budget:
                 break
             if self.node_limit is not None and self.nodes >= self.node_limit:
                 break
@@ -153,11 +175,12 @@ class Searcher:
         self._partial = None
         alpha = -INF
         best = order[0]
-        opp_god = position.gods[1 - position.to_move]
+        opp_god, carry = _next_mover(position)
+        leaf = self._leaf
         for n, i in enumerate(order):
             turn, child = children[i]
             if depth == 1:
-                v = -self._leaf(turn.state, opp_god, 1)
+                v = -leaf(_bound(turn.state) if carry else turn.state, opp_god, 1)
             elif n == 0:
                 v = -self._negamax(child, depth - 1, -INF, INF, 1)
             else:  # principal variation search: a null window proves the others worse
@@ -210,12 +233,14 @@ class Searcher:
         if self.nodes % CHECK_EVERY == 0:
             self._check()
         me = pos.to_move
-        mine, theirs = pos.workers[me], pos.workers[1 - me]
+        g = me & 1  # two seats, or four in two teams (seats 1 and 3 move group 0)
+        mine, theirs = pos.workers[g], pos.workers[g ^ 1]
         h1, h2, h3, domes = pos.h1, pos.h2, pos.h3, pos.domes
         gods = pos.gods
-        if immediate_win(h1, h2, h3, domes, mine, theirs, gods[me], pos.athena_up):
+        up = pos.athena_up
+        if immediate_win(h1, h2, h3, domes, mine, theirs, gods[me], up and (len(gods) == 2 or pos.no_up)):
             return WIN_SCORE - ply
-        key = (h1, h2, h3, domes, mine, theirs, me, pos.athena_up)
+        key = (h1, h2, h3, domes, mine, theirs, me, up)
         entry = self.tt.get(key)
         tt_move = None
         if entry is not None:
@@ -251,14 +276,14 @@ class Searcher:
         alpha0 = alpha
         best = -INF
         best_move: str | None = None
-        opp_god = gods[1 - me]
+        opp_god, carry = _next_mover(pos)
         leaf = self._leaf
         child_of = pos.successor
         for t in turns:
             if t.win:
                 v = WIN_SCORE - ply
             elif depth == 1:
-                v = -leaf(t.state, opp_god, ply + 1)
+                v = -leaf(_bound(t.state) if carry else t.state, opp_god, ply + 1)
             else:
                 v = -self._negamax(child_of(t.state), depth - 1, -beta, -alpha, ply + 1)
             if v > best:
@@ -288,16 +313,16 @@ class Searcher:
         alpha0 = alpha
         best = -INF
         best_move: str | None = None
-        opp_god = pos.gods[1 - pos.to_move]
+        opp_god, carry = _next_mover(pos)
         leaf = self._leaf
         h1, h2 = pos.h1, pos.h2
         any_turn = False
         me = pos.to_move
-        layered = pos.workers[me] and pos.gods[me] != "hermes"
+        layered = pos.workers[me & 1] and pos.gods[me] != "hermes"
         for layer in (h2, h1 & ~h2, BB_ALL & ~h1) if layered else (BB_ALL,):
             for t in generate(pos, BB_ALL, layer):
                 any_turn = True
-                v = WIN_SCORE - ply if t.win else -leaf(t.state, opp_god, ply + 1)
+                v = WIN_SCORE - ply if t.win else -leaf(_bound(t.state) if carry else t.state, opp_god, ply + 1)
                 if v > best:
                     best = v
                     best_move = t.stn
@@ -312,9 +337,264 @@ class Searcher:
         return best
 
 
+class ParanoidSearcher(Searcher):
+    """Three seats: paranoid alpha-beta, values from the root seat's side (see the module docstring).
+
+    The driver (:meth:`Searcher.choose`: iterative deepening, time, partial iterations) is the
+    two-seat one; nodes are ``Position`` objects throughout, as a three-seat raw state does not say
+    which opponent owns which worker.  A node is maximising when the root seat is to move.  Leaves
+    are scored by :func:`~santorini_engines.evaluation.evaluate_for` after three exact checks: the
+    seat to move wins now; it has no turn (the root seat: a loss; an opponent: it is eliminated and
+    the leaf is the position after); an opponent is to move and the other opponent, who moves
+    next, can already win (the root seat gets no turn in between to stop it).
+    """
+
+    def __init__(self, max_entries: int = 1_000_000) -> None:
+        super().__init__(max_entries)
+        self.root = 0
+        self.ntt: dict[tuple[object, ...], tuple[int, int, int, str | None]] = {}
+        self.static_cache: dict[tuple[object, ...], int] = {}
+
+    def new_game(self) -> None:
+        super().new_game()
+        self.ntt.clear()
+        self.static_cache.clear()
+
+    def choose(self, position: Position, limits: Limits, stop: threading.Event, info: Info) -> str:
+        """As :meth:`Searcher.choose`, from the side of the seat to move."""
+        self.root = position.to_move
+        if len(self.ntt) > self.max_entries:
+            self.ntt.clear()
+        if len(self.static_cache) > 2 * self.max_entries:
+            self.static_cache.clear()
+        return super().choose(position, limits, stop, info)
+
+    def _root(
+        self,
+        position: Position,
+        children: list[tuple[RawTurn, Position]],
+        order: list[int],
+        scores: list[int],
+        depth: int,
+    ) -> tuple[int, int]:
+        self._partial = None
+        alpha = -INF
+        best = order[0]
+        for n, i in enumerate(order):
+            child = children[i][1]
+            if n == 0:
+                v = self._search(child, depth - 1, -INF, INF, 1)
+            else:  # a null window proves the others no better
+                v = self._search(child, depth - 1, alpha, alpha + 1, 1)
+                if v > alpha:
+                    v = self._search(child, depth - 1, alpha, INF, 1)
+            scores[i] = v
+            if v > alpha:
+                alpha = v
+                best = i
+            self._partial = (best, alpha)
+        return alpha, best
+
+    def _pv(self, pos: Position, depth: int, line: list[str]) -> list[str]:
+        for _ in range(depth):
+            entry = self.ntt.get(self._nkey(pos))
+            if entry is None or entry[3] is None:
+                break
+            nxt = next((t for t in generate(pos) if t.stn == entry[3]), None)
+            if nxt is None:
+                break
+            line.append(nxt.stn)
+            if nxt.win:
+                break
+            pos = pos.successor(nxt.state)
+        return line
+
+    def _nkey(self, pos: Position) -> tuple[object, ...]:
+        return (pos.h1, pos.h2, pos.h3, pos.domes, pos.workers, pos.to_move, pos.athena_up, pos.eliminated, self.root)
+
+    def _search(self, pos: Position, depth: int, alpha: int, beta: int, ply: int) -> int:
+        """The value of ``pos`` for the root seat's side, ``depth`` plies deep (eliminations are free)."""
+        self.nodes += 1
+        if self.nodes % CHECK_EVERY_PARANOID == 0:
+            self._check()
+        mover = pos.to_move
+        ours = mover == self.root
+        mine, theirs = pos.sides()
+        if immediate_win(pos.h1, pos.h2, pos.h3, pos.domes, mine, theirs, pos.gods[mover], pos.no_up):
+            return WIN_SCORE - ply if ours else ply - WIN_SCORE
+        if depth <= 0:
+            return self._static(pos, alpha, beta, ply)
+        key = self._nkey(pos)
+        entry = self.ntt.get(key)
+        tt_move = None
+        if entry is not None:
+            e_depth, e_value, e_flag, tt_move = entry
+            if e_depth >= depth:
+                value = _from_tt(e_value, ply)
+                if e_flag == EXACT:
+                    return value
+                if e_flag == LOWER and value > alpha:
+                    alpha = value
+                elif e_flag == UPPER and value < beta:
+                    beta = value
+                if alpha >= beta:
+                    return value
+        if depth == 1 and LAZY_FRONTIER:
+            return self._nfrontier(pos, key, ours, alpha, beta, ply)
+        turns = list(generate(pos))
+        if not turns:
+            return self._no_turn(pos, ours, depth, alpha, beta, ply)
+        killers = self.killers[ply]
+        history = self.history
+        h1, h2 = pos.h1, pos.h2
+
+        def priority(t: RawTurn) -> int:
+            stn = t.stn
+            if stn == tt_move:
+                return 1 << 40
+            if stn == killers[0] or stn == killers[1]:
+                return 1 << 30
+            nm = t.state[4]
+            return history.get(stn, 0) + 8 * ((h1 & nm).bit_count() + (h2 & nm).bit_count())
+
+        turns.sort(key=priority, reverse=True)
+        alpha0, beta0 = alpha, beta
+        best = -INF if ours else INF
+        best_move: str | None = None
+        child_of = pos.successor
+        for t in turns:
+            if t.win:
+                v = WIN_SCORE - ply if ours else ply - WIN_SCORE
+            else:
+                v = self._search(child_of(t.state), depth - 1, alpha, beta, ply + 1)
+            if (v > best) if ours else (v < best):
+                best = v
+                best_move = t.stn
+                if ours and v > alpha:
+                    alpha = v
+                elif not ours and v < beta:
+                    beta = v
+                if alpha >= beta:
+                    if killers[0] != t.stn:
+                        killers[1] = killers[0]
+                        killers[0] = t.stn
+                    history[t.stn] = history.get(t.stn, 0) + depth * depth
+                    break
+        flag = UPPER if best <= alpha0 else LOWER if best >= beta0 else EXACT
+        self.ntt[key] = (depth, _to_tt(best, ply), flag, best_move)
+        return best
+
+    def _nfrontier(self, pos: Position, key: tuple[object, ...], ours: bool, alpha: int, beta: int, ply: int) -> int:
+        """A depth-1 node: children scored as leaves, generated lazily, highest steps first (as
+        :meth:`Searcher._frontier`: most frontier nodes are cut off after a few children)."""
+        alpha0, beta0 = alpha, beta
+        best = -INF if ours else INF
+        best_move: str | None = None
+        h1, h2 = pos.h1, pos.h2
+        child_of = pos.successor
+        search = self._search
+        any_turn = False
+        layered = pos.sides()[0] and pos.gods[pos.to_move] != "hermes"
+        for layer in (h2, h1 & ~h2, BB_ALL & ~h1) if layered else (BB_ALL,):
+            for t in generate(pos, BB_ALL, layer):
+                any_turn = True
+                if t.win:
+                    v = WIN_SCORE - ply if ours else ply - WIN_SCORE
+                else:
+                    v = search(child_of(t.state), 0, alpha, beta, ply + 1)
+                if (v > best) if ours else (v < best):
+                    best = v
+                    best_move = t.stn
+                    if ours and v > alpha:
+                        alpha = v
+                    elif not ours and v < beta:
+                        beta = v
+                    if alpha >= beta:
+                        self.ntt[key] = (1, _to_tt(best, ply), LOWER if ours else UPPER, best_move)
+                        return best
+        if not any_turn:
+            return self._no_turn(pos, ours, 1, alpha, beta, ply)
+        flag = UPPER if best <= alpha0 else LOWER if best >= beta0 else EXACT
+        self.ntt[key] = (1, _to_tt(best, ply), flag, best_move)
+        return best
+
+    def _no_turn(self, pos: Position, ours: bool, depth: int, alpha: int, beta: int, ply: int) -> int:
+        """The seat to move has no complete turn: it leaves the game (the root seat: a loss)."""
+        if ours:
+            return ply - WIN_SCORE
+        after = pos.eliminate()
+        if after is None:  # the root seat is the last one standing
+            return WIN_SCORE - ply
+        return self._search(after, depth, alpha, beta, ply)
+
+    def _static(self, pos: Position, alpha: int, beta: int, ply: int) -> int:
+        """A leaf (the seat to move cannot win now): exact ends first, then the evaluation."""
+        key = self._nkey(pos)
+        cached = self.static_cache.get(key)
+        if cached is not None:
+            return _from_tt(cached, ply)
+        ours = pos.to_move == self.root
+        if not has_turn(pos):
+            if ours:
+                value = -WIN_SCORE
+            else:
+                after = pos.eliminate()
+                value = WIN_SCORE if after is None else _to_tt(self._search(after, 0, alpha, beta, ply), ply)
+        else:
+            partner = None if ours else _coalition_next(pos, self.root)
+            value = 1 - WIN_SCORE if partner is not None and seat_wins(pos, partner) else evaluate_for(pos, self.root)
+        self.static_cache[key] = value
+        return _from_tt(value, ply)
+
+
+def _coalition_next(pos: Position, root: int) -> int | None:
+    """The live seat after the seat to move, when it is not ``root`` (else None)."""
+    nxt = (pos.to_move + 1) % 3
+    if pos.eliminated >> nxt & 1:
+        nxt = (nxt + 1) % 3
+    return None if nxt == root else nxt
+
+
+class AlphaBeta:
+    """The engine's ``choose``: :class:`Searcher` for two and four seats, :class:`ParanoidSearcher` for three."""
+
+    def __init__(self, max_entries: int = 1_000_000) -> None:
+        self.two = Searcher(max_entries)
+        self.many = ParanoidSearcher(max_entries)
+
+    def set_max_entries(self, max_entries: int) -> None:
+        self.two.max_entries = self.many.max_entries = max_entries
+
+    def new_game(self) -> None:
+        self.two.new_game()
+        self.many.new_game()
+
+    def choose(self, position: Position, limits: Limits, stop: threading.Event, info: Info) -> str:
+        searcher = self.many if len(position.gods) == 3 else self.two
+        return searcher.choose(position, limits, stop, info)
+
+
 def _key(pos: Position) -> tuple[int, ...]:
     me = pos.to_move
-    return (pos.h1, pos.h2, pos.h3, pos.domes, pos.workers[me], pos.workers[1 - me], me, pos.athena_up)
+    g = me & 1
+    return (pos.h1, pos.h2, pos.h3, pos.domes, pos.workers[g], pos.workers[g ^ 1], me, pos.athena_up)
+
+
+def _next_mover(pos: Position) -> tuple[str, bool]:
+    """The god of the seat moving after ``pos``'s mover, and whether Athena's tag, set before this
+    turn, still binds that seat (four seats: it lasts until Athena moves again, over her teammate's
+    turn; a raw state only carries the tag a moving Athena sets)."""
+    gods = pos.gods
+    me = pos.to_move
+    if len(gods) == 2:
+        return gods[1 - me], False
+    nxt = (me + 1) & 3
+    return gods[nxt], pos.athena_up and "athena" not in (gods[nxt], gods[nxt ^ 2])
+
+
+def _bound(state: RawState) -> RawState:
+    """``state`` with the successor's seat to move bound by Athena's tag."""
+    return (*state[:6], True)
 
 
 def _to_tt(value: int, ply: int) -> int:
@@ -336,11 +616,11 @@ def _from_tt(value: int, ply: int) -> int:
 
 def main() -> None:
     """Serve SEI on stdin/stdout."""
-    searcher = Searcher()
+    searcher = AlphaBeta()
     hash_option = Option("Hash", "spin", default=1000, min=10, max=100_000)
 
     def set_hash(value: object) -> None:
-        searcher.max_entries = int(hash_option.value or 1000) * 1000
+        searcher.set_max_entries(int(hash_option.value or 1000) * 1000)
 
     hash_option.on_change = set_hash
     raise SystemExit(
@@ -350,6 +630,7 @@ def main() -> None:
             author="santorini-server",
             options=[hash_option],
             on_newgame=lambda gods: searcher.new_game(),
+            players=(2, 3, 4),
         )
     )
 

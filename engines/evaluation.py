@@ -9,13 +9,20 @@ avoid handing the opponent a win and lets a search stop at a won leaf.  ``evalua
 heuristic in centi-level units from the side to move's view; the weights come from what
 decides Santorini games: height (a worker on level 2 is one step from winning), room to climb,
 threats the opponent must answer, and staying central and close to the opponent to block it.
+
+Three and four seats (SPEC.md section 15) reduce to two *sides* seen from one seat: its own
+workers (with four seats, its team's two) against every opponent worker (with three seats, both
+other seats' workers together).  :func:`evaluate_for` scores a ``Position`` that way whoever is
+to move, and :func:`seat_wins` asks :func:`immediate_win` for any seat, not only the one to move.
 """
 
 from __future__ import annotations
 
+from santorini_server.rules import Position
+from santorini_server.rules.movegen import athena_binds
 from santorini_server.rules.squares import BB_ALL, NEIGHBOURS_BY_BIT, PUSH_TARGET
 
-__all__ = ["immediate_win", "evaluate", "level_of", "WIN_SCORE"]
+__all__ = ["immediate_win", "evaluate", "level_of", "WIN_SCORE", "same_side", "seat_sides", "seat_wins", "evaluate_for"]
 
 #: Score of a won position (mate-like: a search subtracts the distance in plies).
 WIN_SCORE = 100_000
@@ -171,3 +178,69 @@ def evaluate(
         score -= _THREAT_MANY if threats & (threats - 1) else _THREAT_ONE
     return score
 
+
+
+# --- N seats: two sides seen from one seat ----------------------------------------------------------
+
+
+def same_side(nseats: int, a: int, b: int) -> bool:
+    """Whether seats ``a`` and ``b`` (0-based) play for the same side: the same seat, or teammates
+    with four seats (1 with 3, 2 with 4).  With three seats every other seat is an opponent."""
+    return a == b or (nseats == 4 and a ^ 2 == b)
+
+
+def seat_sides(position: Position, seat: int) -> tuple[int, int]:
+    """``(ours, theirs)`` seen from ``seat``: the workers it moves (its team's with four seats) and
+    every other worker on the board (both opponents' with three seats)."""
+    workers = position.workers
+    ours = workers[position.group_of(seat)]
+    everyone = 0
+    for w in workers:
+        everyone |= w
+    return ours, everyone ^ ours
+
+
+def seat_wins(position: Position, seat: int) -> bool:
+    """Whether ``seat`` could win with a turn on this board (exact for the seat to move).
+
+    For another seat it is the board as it stands, as if that seat moved now: Athena's tag binds
+    it when it is an opponent of hers (SPEC.md section 15: never Athena herself or her teammate).
+    """
+    if seat == position.to_move:
+        mine, theirs = position.sides()
+        no_up = position.no_up
+    else:
+        mine, theirs = seat_sides(position, seat)
+        gods = position.gods
+        no_up = position.athena_up and gods[seat] != "athena" and athena_binds(gods, seat)
+    return immediate_win(position.h1, position.h2, position.h3, position.domes, mine, theirs, position.gods[seat], no_up)
+
+
+def evaluate_for(position: Position, seat: int) -> int:
+    """:func:`evaluate` of ``position`` from ``seat``'s side, whoever is to move.
+
+    The side to move is the mover's (its team with four seats; with three seats an opponent of
+    ``seat`` stands for both opponents, the paranoid view), so the two-seat score applies as is:
+    for two seats it is exactly ``evaluate`` or its negation.
+    """
+    ours, theirs = seat_sides(position, seat)
+    h1, h2, h3, domes = position.h1, position.h2, position.h3, position.domes
+    mover = position.to_move
+    if same_side(len(position.gods), mover, seat):
+        return evaluate(h1, h2, h3, domes, ours, theirs, position.no_up)
+    score = -evaluate(h1, h2, h3, domes, theirs, ours, position.no_up)
+    if len(position.gods) == 3:
+        # ``evaluate`` takes the side to move's threats for wins it would have taken; the other
+        # opponent's are threats still to come, which ``seat`` must answer on its next turn.
+        other = position.workers[3 - mover - seat]
+        if other:
+            free = BB_ALL & ~(ours | theirs | domes)
+            wins = 0
+            on2 = other & h2 & ~h3
+            while on2:
+                w = on2 & -on2
+                on2 ^= w
+                wins |= _NB[w] & h3 & free
+            if wins:
+                score -= _THREAT_MANY if wins & (wins - 1) else _THREAT_ONE
+    return score

@@ -1,5 +1,7 @@
 """The random engine: a uniformly random legal turn (the baseline every bot must beat).
 
+It plays two, three and four seats alike (``Position.legal_turns`` knows whose turn it is).
+
 Option ``Seed`` (spin, default 0): 0 seeds from the clock, any other value makes games
 reproducible; setting it (or starting a new game) reseeds.
 """
@@ -37,7 +39,8 @@ def main() -> None:
     """Serve SEI on stdin/stdout."""
     _reseed()
     raise SystemExit(
-        run_bot(choose, name="Random", author="santorini-server", options=[SEED], on_newgame=lambda gods: None)
+        run_bot(choose, name="Random", author="santorini-server", options=[SEED], on_newgame=lambda gods: None,
+                players=(2, 3, 4))
     )
 
 

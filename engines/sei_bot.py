@@ -37,6 +37,14 @@ Rules of thumb for ``choose``: return a canonical turn (anything from
 turn so far soon after it is set; spend at most ``limits.budget_for(position.player)`` seconds
 (``None`` means "until stop"), counted from ``limits.started`` (``time.monotonic()`` when ``go``
 arrived); report progress with ``info("depth 3 score cp 12 nodes 5000 pv b3-b4+c5")``.
+
+Three and four seats (SPEC.md section 15) are opt-in: ``run_bot(..., players=(2, 3, 4))``
+declares ``feature players 2 3 4`` and accepts such games; without it the bot says nothing and
+answers a 3- or 4-god ``newgame`` with an error, so an existing bot never claims a game it has not
+been written for.  ``position.player`` is then the seat to move (1..N), ``position.nseats`` the
+number of seats, and ``limits.time(seat)``/``limits.inc(seat)`` every seat's clock.  In a 3-seat
+game a seat that has no complete turn leaves the game: the helper applies that when it replays a
+``position`` (``Position.eliminate``), so ``choose`` always sees a seat that can move.
 """
 
 from __future__ import annotations
@@ -48,7 +56,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal, TextIO
 
-from santorini_server.rules import GODS, NotationError, Position, check_matchup, perft
+from santorini_server.rules import GODS, SEAT_COUNTS, NotationError, Position, check_gods, perft
 
 __all__ = ["ALL", "Limits", "Option", "Choose", "Info", "run_bot", "SEI_VERSION"]
 
@@ -79,8 +87,12 @@ class Limits:
 
     p1time: int | None = None
     p2time: int | None = None
+    p3time: int | None = None
+    p4time: int | None = None
     p1inc: int | None = None
     p2inc: int | None = None
+    p3inc: int | None = None
+    p4inc: int | None = None
     movestogo: int | None = None
     movetime: int | None = None
     depth: int | None = None
@@ -89,8 +101,16 @@ class Limits:
     started: float = field(default_factory=time.monotonic)
     """``time.monotonic()`` when ``go`` was read: budgets count from here, not from ``choose``."""
 
+    def time(self, seat: int) -> int | None:
+        """Milliseconds left on ``seat``'s clock (1..4), None if the ``go`` did not say."""
+        return getattr(self, f"p{seat}time")
+
+    def inc(self, seat: int) -> int | None:
+        """``seat``'s increment in milliseconds (1..4), None if the ``go`` did not say."""
+        return getattr(self, f"p{seat}inc")
+
     def budget_for(self, player: int) -> float | None:
-        """Seconds ``player`` (1 or 2) should spend on this turn, or None for "until stop".
+        """Seconds seat ``player`` (1..4) should spend on this turn, or None for "until stop".
 
         Fischer clocks: ``remaining / movestogo(20) + 0.8 * increment``, capped at a third of the
         remaining time, minus :data:`SAFETY_MARGIN`; the increment reserve keeps a bot from
@@ -103,10 +123,10 @@ class Limits:
         if self.movetime is not None:
             mt = self.movetime / 1000
             budgets.append(max(0.0, mt - min(SAFETY_MARGIN, mt / 5)))
-        remaining_ms = self.p1time if player == 1 else self.p2time
+        remaining_ms = self.time(player)
         if remaining_ms is not None:
             remaining = remaining_ms / 1000
-            inc_ms = self.p1inc if player == 1 else self.p2inc
+            inc_ms = self.inc(player)
             inc = (inc_ms or 0) / 1000
             moves = max(1, min(self.movestogo or DEFAULT_MOVES_TO_GO, DEFAULT_MOVES_TO_GO))
             base = remaining / moves + INCREMENT_SHARE * inc
@@ -174,7 +194,10 @@ class Option:
 
 Choose = Callable[[Position, Limits, threading.Event, Info], str]
 
-_GO_INT_KEYS = ("p1time", "p2time", "p1inc", "p2inc", "movestogo", "movetime", "depth", "nodes")
+_GO_INT_KEYS = (
+    "p1time", "p2time", "p3time", "p4time", "p1inc", "p2inc", "p3inc", "p4inc",
+    "movestogo", "movetime", "depth", "nodes",
+)  # fmt: skip
 
 
 class _Engine:
@@ -188,7 +211,8 @@ class _Engine:
         options: Sequence[Option],
         gods: Sequence[str],
         stdout: TextIO,
-        on_newgame: Callable[[tuple[str, str]], None] | None,
+        on_newgame: Callable[[tuple[str, ...]], None] | None,
+        players: Sequence[int] = (2,),
     ) -> None:
         self.choose = choose
         self.name = name
@@ -196,10 +220,11 @@ class _Engine:
         self.options = {opt.name.lower(): opt for opt in options}
         self.option_order = list(options)
         self.gods = tuple(g for g in GODS if g in set(gods) | {"mortal"})
+        self.players = tuple(sorted(set(players)))
         self.out = stdout
         self.on_newgame = on_newgame
         self.lock = threading.Lock()
-        self.game_gods: tuple[str, str] = ("mortal", "mortal")
+        self.game_gods: tuple[str, ...] = ("mortal", "mortal")
         self.explicit_gods = False
         self.position: Position | None = Position.start(self.game_gods)
         self.debug = False
@@ -251,6 +276,8 @@ class _Engine:
         if named:
             self.send("gods " + " ".join(named))
         self.send("feature legalmoves perft")
+        if self.players != (2,):
+            self.send("feature players " + " ".join(map(str, self.players)))
         requested = SEI_VERSION
         if args and args[0].isdigit():
             requested = int(args[0])
@@ -300,24 +327,34 @@ class _Engine:
         if opt.on_change is not None:
             opt.on_change(parsed)
 
+    def _refuse_seats(self, seats: int) -> bool:
+        """Answer an error for a game of ``seats`` seats the bot did not declare; True if refused."""
+        if seats in self.players:
+            return False
+        plays = " ".join(map(str, self.players))
+        self.send(f"error unsupported players {seats} (this engine plays {plays}: feature players)")
+        return True
+
     def cmd_newgame(self, args: list[str]) -> None:
         if self._busy("newgame"):
             return
-        gods: tuple[str, str] = ("mortal", "mortal")
+        gods: tuple[str, ...] = ("mortal", "mortal")
         # key value pairs; unknown future keys (``board 5x5``) are ignored
         for key, value in zip(args[::2], args[1::2], strict=False):
             if key == "gods":
-                pair = value.split("/")
-                if len(pair) != 2 or not all(pair):
-                    self.send(f"error bad gods {value!r}: expected <god>/<god>")
+                names = value.split("/")
+                if len(names) not in SEAT_COUNTS or not all(names):
+                    self.send(f"error bad gods {value!r}: expected 2 to 4 gods joined by '/', one per seat")
                     return
-                gods = (pair[0], pair[1])
+                gods = tuple(names)
+        if self._refuse_seats(len(gods)):
+            return
         for god in gods:
             if god not in self.gods:
                 self.send(f"error unsupported god {god}")
                 return
         try:
-            check_matchup(*gods)
+            check_gods(gods)
         except ValueError as exc:
             self.send(f"error {exc}")
             return
@@ -343,6 +380,8 @@ class _Engine:
             except (NotationError, ValueError) as exc:
                 self.send(f"error bad sps: {exc}")
                 return
+            if self._refuse_seats(pos.nseats):
+                return
             for god in pos.gods:
                 if god not in self.gods:
                     self.send(f"error unsupported god {god}")
@@ -354,24 +393,29 @@ class _Engine:
         else:
             self.send("error position: expected startpos or sps <SPS>")
             return
-        if rest:
-            if rest[0] != "moves":
-                self.send(f"error position: expected 'moves', got {rest[0]!r}")
+        if rest and rest[0] != "moves":
+            self.send(f"error position: expected 'moves', got {rest[0]!r}")
+            return
+        turns = rest[1:]
+        for i, turn in enumerate(turns, 1):
+            left = _leave_seats_without_a_turn(pos)
+            if left is None or left.is_lost():
+                self.send(f"error position: turn {i} {turn!r} played after the game ended")
                 return
-            for i, turn in enumerate(rest[1:], 1):
-                if pos.is_lost():
-                    self.send(f"error position: turn {i} {turn!r} played after the game ended")
-                    return
-                try:
-                    transition = pos.play(turn)
-                except (NotationError, ValueError) as exc:
-                    self.send(f"error position: turn {i}: {exc}")
-                    return
-                pos = transition.position
-                if transition.win and i < len(rest) - 1:
-                    self.send(f"error position: turn {i} {turn!r} wins; nothing may follow it")
-                    return
-        self.position = pos
+            try:
+                transition = left.play(turn)
+            except (NotationError, ValueError) as exc:
+                self.send(f"error position: turn {i}: {exc}")
+                return
+            pos = transition.position
+            if transition.win and i < len(turns):
+                self.send(f"error position: turn {i} {turn!r} wins; nothing may follow it")
+                return
+        final = _leave_seats_without_a_turn(pos)
+        if final is None:
+            self.send("error position: one seat is left, the game is over")
+            return
+        self.position = final
 
     def cmd_legalmoves(self, args: list[str]) -> None:
         if self._busy("legalmoves") or not self._have_position("legalmoves"):
@@ -459,6 +503,17 @@ class _Engine:
             self._write(f"bestmove {answer}")
 
 
+def _leave_seats_without_a_turn(pos: Position) -> Position | None:
+    """Three seats: the position once every seat to move with no complete turn has left (SPEC.md
+    section 15: elimination is not a turn); None when one seat is left.  Other positions as given."""
+    while pos.nseats == 3 and pos.is_lost():
+        after = pos.eliminate()
+        if after is None:
+            return None
+        pos = after
+    return pos
+
+
 _COMMANDS: dict[str, Callable[[_Engine, list[str]], bool | None]] = {
     "sei": _Engine.cmd_sei,
     "isready": _Engine.cmd_isready,
@@ -484,7 +539,8 @@ def run_bot(
     gods: Sequence[str] = ALL,
     stdin: TextIO | None = None,
     stdout: TextIO | None = None,
-    on_newgame: Callable[[tuple[str, str]], None] | None = None,
+    on_newgame: Callable[[tuple[str, ...]], None] | None = None,
+    players: Sequence[int] = (2,),
 ) -> int:
     """Serve SEI on ``stdin``/``stdout`` with ``choose`` as the brain; returns the exit code (0).
 
@@ -492,11 +548,19 @@ def run_bot(
     and is told to stop; its ``bestmove`` is not awaited).  ``gods`` lists what the bot can
     play (``mortal`` is always included); ``newgame`` with any other god is answered
     ``error unsupported god <name>``.  ``on_newgame`` is called with the gods of each new game
-    (clear tables, reseed).
+    (clear tables, reseed).  ``players`` are the seat counts the bot plays (SPEC.md section 4.3,
+    ``feature players``): 2 only unless the bot opts in, and a game of any other count is
+    answered ``error unsupported players <n> ...``.
+
+    Raises:
+        ValueError: ``players`` names a count other than 2, 3 or 4.
     """
+    bad = [n for n in players if n not in SEAT_COUNTS]
+    if bad or not players:
+        raise ValueError(f"players must be seat counts among {SEAT_COUNTS}, got {tuple(players)}")
     stdin = stdin if stdin is not None else sys.stdin
     stdout = stdout if stdout is not None else sys.stdout
-    engine = _Engine(choose, name, author, list(options or ()), gods, stdout, on_newgame)
+    engine = _Engine(choose, name, author, list(options or ()), gods, stdout, on_newgame, players)
     while True:
         try:
             line = stdin.readline()

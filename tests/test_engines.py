@@ -113,7 +113,8 @@ def test_handshake_lines_exactly(engine: Engine) -> None:
     engine.send("sei 1")
     name_line, option_line = HANDSHAKE[engine.name]
     assert engine.until("seiok") == [
-        name_line, "id author santorini-server", option_line, GODS_LINE, "feature legalmoves perft", "seiok 1"
+        name_line, "id author santorini-server", option_line, GODS_LINE, "feature legalmoves perft",
+        "feature players 2 3 4", "seiok 1",
     ]
 
 

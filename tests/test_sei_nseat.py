@@ -3,9 +3,13 @@ clock in ``go``, ``feature players``, ``result`` with placings; two-seat lines u
 
 from __future__ import annotations
 
+import queue
+import subprocess
 import sys
 import textwrap
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -15,6 +19,7 @@ from hypothesis import strategies as st
 
 from santorini_server.referee import Engine, EngineFailure
 from santorini_server.referee.engine_spec import EngineSpec
+from santorini_server.rules import Position
 from santorini_server.sei import (
     DEFAULT_PLAYERS,
     ERROR,
@@ -344,3 +349,161 @@ def test_an_n_seat_game_from_newgame_to_result_leaves_the_connection_idle() -> N
         "result 1-3-2 climb",
     ]
     assert conn.state is IDLE
+
+
+# --------------------------------------------------------------------------------------------
+# The bot helper (engines/sei_bot.py) with three and four seats, as a real process
+
+SEATS_BOT = Path(__file__).parent / "gallery" / "seats_bot.py"
+#: Three seats: seat 2's workers (a1, b1) are walled in by domes; seat 1 is to move.
+WALLED = "atlas/demeter/hephaestus;00000/00000/00000/44400/00400;c4,e5/a1,b1/e1,e3;1;5"
+
+
+class Bot:
+    """``tests/gallery/seats_bot.py`` over pipes; a reader thread so every wait has a timeout."""
+
+    def __init__(self, *players: int) -> None:
+        self.proc = subprocess.Popen(
+            [sys.executable, str(SEATS_BOT), *map(str, players)],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, bufsize=1,
+        )
+        self.lines: queue.Queue[str | None] = queue.Queue()
+        threading.Thread(target=self._pump, daemon=True).start()
+
+    def _pump(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            self.lines.put(line.rstrip("\n"))
+        self.lines.put(None)
+
+    def until(self, word: str, *lines: str) -> list[str]:
+        """Send ``lines``; every reply up to and including the first starting with ``word``."""
+        assert self.proc.stdin is not None
+        self.proc.stdin.write("".join(line + "\n" for line in lines))
+        self.proc.stdin.flush()
+        out: list[str] = []
+        while not out or out[-1].split(" ", 1)[0] != word:
+            line = self.lines.get(timeout=10)
+            assert line is not None, f"the bot closed stdout after {out}"
+            out.append(line)
+        return out
+
+    def ask(self, *lines: str) -> list[str]:
+        """Replies to ``lines`` (sent before an ``isready``), before the ``readyok``."""
+        return self.until("readyok", *lines, "isready")[:-1]
+
+    def close(self) -> None:
+        self.proc.kill()
+        self.proc.wait()
+        for stream in (self.proc.stdin, self.proc.stdout):
+            if stream is not None:
+                stream.close()
+
+
+@pytest.fixture
+def bot234() -> Iterator[Bot]:
+    bot = Bot(2, 3, 4)
+    bot.until("seiok", "sei 1")
+    yield bot
+    bot.close()
+
+
+@pytest.fixture
+def bot2() -> Iterator[Bot]:
+    bot = Bot()
+    yield bot
+    bot.close()
+
+
+def test_the_helper_declares_seat_counts_only_when_the_bot_opts_in(bot2: Bot) -> None:
+    assert not [line for line in bot2.until("seiok", "sei 1") if "players" in line]
+    bot = Bot(2, 4, 3)
+    try:
+        assert "feature players 2 3 4" in bot.until("seiok", "sei 1")
+    finally:
+        bot.close()
+
+
+def test_a_two_seat_bot_refuses_a_game_of_more_seats(bot2: Bot) -> None:
+    bot2.until("seiok", "sei 1")
+    assert bot2.ask("newgame gods apollo/minotaur/pan", f"position sps {WALLED}") == [
+        "error unsupported players 3 (this engine plays 2: feature players)",
+        "error unsupported players 3 (this engine plays 2: feature players)",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("gods", "error"),
+    [
+        ("apollo/mortal/pan", "error a 3-seat game is played with god powers: every seat needs a god, not mortal"),
+        ("apollo/pan/atlas/apollo", "error two seats have apollo: each seat has its own god"),
+        ("apollo/pan/atlas/athena/hermes",
+         "error bad gods 'apollo/pan/atlas/athena/hermes': expected 2 to 4 gods joined by '/', one per seat"),
+        ("zeus/pan/atlas", "error unsupported god zeus"),
+    ],
+)
+def test_an_impossible_newgame_is_one_error_line(bot234: Bot, gods: str, error: str) -> None:
+    assert bot234.ask(f"newgame gods {gods}") == [error]
+
+
+def test_three_seats_from_startpos_with_every_seats_clock(bot234: Bot) -> None:
+    """Placement goes round the three seats; the bot is told its seat and all three clocks."""
+    start = Position.start(("apollo", "minotaur", "pan"))
+    moves: list[str] = []
+    pos = start
+    for seat in (1, 2, 3, 1):
+        replies = bot234.until(
+            "bestmove",
+            "newgame gods apollo/minotaur/pan",
+            "position startpos" + (" moves " + " ".join(moves) if moves else ""),
+            "go p1time 3000 p2time 2000 p3time 1000 p1inc 30 p2inc 20 p3inc 10",
+        )
+        assert replies[0].startswith(f"info string seat {seat} of 3 clocks 3000+30 2000+20 1000+10 budget ")
+        turn = replies[-1].split()[1]
+        assert turn in pos.legal_turns()
+        pos = pos.play(turn).position
+        moves.append(turn)
+    assert pos.player == 2
+
+
+def test_a_seat_with_no_turn_leaves_the_game_when_the_helper_replays_it(bot234: Bot) -> None:
+    """SPEC.md section 15: after seat 1's turn seat 2 has no complete turn, so it is out and seat
+    3 moves, with seat 2's squares free (worked case C)."""
+    pos = Position.from_sps(WALLED)
+    turn = "e5-d5+c5"
+    after = pos.play(turn).position
+    assert after.player == 2 and after.is_lost()
+    replies = bot234.until(
+        "bestmove", "newgame gods atlas/demeter/hephaestus", f"position sps {WALLED} moves {turn}", "go movetime 1000",
+    )
+    assert replies[0].startswith("info string seat 3 of 3 clocks None+None None+None None+None budget ")
+    left = after.eliminate()
+    assert left is not None and left.sps() == "atlas/demeter/hephaestus;00100/00000/00000/44400/00400;c4,d5/x/e1,e3;3;5"
+    assert replies[-1].split()[1] in left.legal_turns()
+    # the position after the elimination, as an SPS, is the same game
+    same = bot234.until("bestmove", f"position sps {left.sps()}", "go movetime 1000")
+    assert same[-1] == replies[-1]
+
+
+def test_a_moves_list_that_leaves_one_seat_is_refused(bot234: Bot) -> None:
+    # seat 1 of three is to move with seat 3 already out and seat 2 walled in: after seat 1's
+    # turn seat 2 is eliminated and seat 1 is the only seat left
+    sps = "atlas/demeter/hephaestus;00000/00000/00000/44400/00400;c4,e5/a1,b1/x;1;5"
+    assert Position.from_sps(sps).play("e5-d5+c5").position.eliminate() is None
+    assert bot234.ask("newgame gods atlas/demeter/hephaestus", f"position sps {sps} moves e5-d5+c5") == [
+        "error position: one seat is left, the game is over"
+    ]
+    assert bot234.until("bestmove", "go movetime 50")[-1] == "bestmove resign"
+
+
+def test_four_seats_teams_share_workers(bot234: Bot) -> None:
+    """Seat 1 places team A, seat 2 team B, seat 3 takes the first play turn with team A's workers."""
+    gods = "apollo/minotaur/pan/athena"
+    replies = bot234.until(
+        "bestmove", f"newgame gods {gods}", "position startpos moves b3,d3 c2,c4",
+        "go p1time 4000 p2time 3000 p3time 2000 p4time 1000 p1inc 40 p2inc 30 p3inc 20 p4inc 10",
+    )
+    assert replies[0].startswith("info string seat 3 of 4 clocks 4000+40 3000+30 2000+20 1000+10 budget ")
+    pos = Position.start(tuple(gods.split("/"))).play("b3,d3").position.play("c2,c4").position
+    turn = replies[-1].split()[1]
+    assert turn in pos.legal_turns() and turn[:2] in ("b3", "d3")

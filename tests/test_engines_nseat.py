@@ -1,0 +1,263 @@
+"""The bundled engines in three- and four-seat games (SPEC.md section 15).
+
+In-process: each engine's ``choose`` on hand-built positions (an elimination behind it or ahead
+of it, a team worker walled in, Athena's restriction, wins to take and climbs to stop).  Real
+processes: the engines declare ``feature players 2 3 4`` and answer ``go`` with every seat's clock.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import threading
+import time
+from collections.abc import Callable, Iterator
+
+import pytest
+
+from santorini_engines import greedy, random_engine
+from santorini_engines.alphabeta import AlphaBeta
+from santorini_engines.evaluation import evaluate, evaluate_for, seat_wins
+from santorini_engines.sei_bot import Limits
+from santorini_server.referee.engine_spec import bundled_argv
+from santorini_server.rules import Position, parse_square
+
+Choose = Callable[[Position, Limits, threading.Event, Callable[[str], None]], str]
+ENGINES: dict[str, Callable[[], Choose]] = {
+    "random": lambda: random_engine.choose,
+    "greedy": lambda: greedy.choose,
+    "alphabeta": lambda: AlphaBeta().choose,
+}
+#: A small fixed budget (ms): searches here are about choices a ply or two deep.
+MOVETIME = 150
+
+
+def bits(squares: str) -> int:
+    return sum(1 << parse_square(sq) for sq in squares.split())
+
+
+def pos(gods: str, *groups: str, to_move: int, heights: str = "", domes: str = "", turn: int = 4,
+        athena_up: bool = False, eliminated: int = 0) -> Position:
+    """``groups`` as "a1 b2" per group (seat, or team with four seats); ``to_move`` 1-based; ``heights`` "c3=2"."""
+    levels = {parse_square(k): int(v) for k, v in (h.split("=") for h in heights.split())}
+    return Position(gods=tuple(gods.split("/")), heights=levels, domes=bits(domes), workers=tuple(bits(g) for g in groups),
+                    to_move=to_move - 1, turn=turn, athena_up=athena_up, eliminated=eliminated)
+
+
+def play(name: str, position: Position, limits: Limits | None = None) -> str:
+    """``name``'s turn (checked legal); ``limits`` count from their creation, so make them just before."""
+    limits = limits or Limits(movetime=MOVETIME)
+    turn = ENGINES[name]()(position, limits, threading.Event(), lambda _line: None)
+    assert turn in position.legal_turns(), f"{name} answered {turn!r}"
+    return turn
+
+
+#: Three seats, seat 2 eliminated: seats 1 and 3 play on.
+AFTER_ELIMINATION = pos("apollo/pan/atlas", "a1 b1", "", "d4 e5", to_move=3, heights="c3=1 d3=2 b2=1",
+                        eliminated=0b010)
+#: Three seats: seat 2 (a1, b1) is walled in by domes, so it leaves the game when its turn comes and
+#: seat 3 (on c3, level 2, next to d4 at level 3) moves right after seat 1: seat 1 must dome d4.
+ELIMINATION_AHEAD = pos("demeter/artemis/atlas", "e4 e2", "a1 b1", "c3 a5", to_move=1,
+                        heights="c3=2 d4=3", domes="a2 b2 c2 c1")
+#: Four seats: team A's worker on a1 is walled in, so seat 3 can only move d3, the worker seat 1 placed.
+TEAM_WORKER = pos("apollo/pan/atlas/demeter", "a1 d3", "e5 c5", to_move=3, domes="a2 b2 b1")
+#: Three seats: Athena (seat 1) moved up; seat 2 on b2 (level 2) may not climb onto c3 (level 3).
+ATHENA_3 = pos("athena/apollo/atlas", "d4 e4", "b2 a5", "e1 a3", to_move=2, heights="b2=2 c3=3 d4=1",
+               athena_up=True)
+#: Four seats: Athena (seat 2) moved up, so seat 3 (team A) may not climb b2 -> c3; her teammate could.
+ATHENA_4 = pos("apollo/athena/atlas/demeter", "b2 a5", "d4 e4", to_move=3, heights="b2=2 c3=3 d4=1",
+               athena_up=True)
+
+
+@pytest.mark.parametrize("name", sorted(ENGINES))
+@pytest.mark.parametrize(
+    "position",
+    [
+        Position.start(("apollo", "minotaur", "pan")),
+        Position.start(("apollo", "minotaur", "pan", "athena")),
+        AFTER_ELIMINATION,
+        ELIMINATION_AHEAD,
+        TEAM_WORKER,
+        ATHENA_3,
+        ATHENA_4,
+    ],
+    ids=["3p-start", "4p-start", "3p-after-elimination", "3p-elimination-ahead", "4p-team-worker", "3p-athena",
+         "4p-athena"],
+)
+def test_every_engine_answers_a_legal_turn(name: str, position: Position) -> None:
+    play(name, position)
+
+
+def test_the_positions_say_what_their_comments_say() -> None:
+    assert ELIMINATION_AHEAD.play("e4-d5+e4").position.is_lost()  # seat 2 has no turn after seat 1's
+    assert {t[:2] for t in TEAM_WORKER.legal_turns()} == {"d3"}
+    assert not any(t.win for t in ATHENA_3.transitions()) and not any(t.win for t in ATHENA_4.transitions())
+    unbound = pos("apollo/athena/atlas/demeter", "d4 e4", "b2 a5", to_move=4, heights="b2=2 c3=3 d4=1",
+                  athena_up=True)
+    assert any(t.win for t in unbound.transitions())  # Athena's teammate may climb
+
+
+@pytest.mark.parametrize("name", sorted(ENGINES))
+def test_four_seats_move_the_team_worker_that_can_move(name: str) -> None:
+    assert play(name, TEAM_WORKER).startswith("d3")
+
+
+@pytest.mark.parametrize("name", ["greedy", "alphabeta"])
+@pytest.mark.parametrize(
+    "position",
+    [
+        pos("apollo/pan/atlas", "a1 e1", "a5 e5", "c3 b3", to_move=3, heights="c3=2 d4=3"),
+        pos("apollo/pan/atlas/demeter", "a1 e1", "c3 a5", to_move=4, heights="c3=2 d4=3"),
+    ],
+    ids=["3p", "4p"],
+)
+def test_a_one_turn_win_is_played(name: str, position: Position) -> None:
+    assert position.play(play(name, position)).win
+
+
+def _stops_the_climb(position: Position, turn: str, seat: int) -> bool:
+    """Whether after ``turn`` seat ``seat`` (1-based) cannot climb to level 3 on the board left."""
+    return not seat_wins(position.play(turn).position, seat - 1)
+
+
+@pytest.mark.parametrize("name", ["greedy", "alphabeta"])
+def test_four_seats_the_other_team_s_climb_is_blocked(name: str) -> None:
+    """Team B's worker on c3 (level 2) threatens d4 (level 3); seat 1's worker on e4 must dome it."""
+    position = pos("atlas/apollo/hephaestus/demeter", "e4 a1", "c3 a5", to_move=1, heights="c3=2 d4=3 b4=1")
+    assert seat_wins(position, 1)
+    turn = play(name, position)
+    assert _stops_the_climb(position, turn, 2) and _stops_the_climb(position, turn, 4)
+
+
+@pytest.mark.parametrize("name", ["greedy", "alphabeta"])
+def test_three_seats_the_climb_of_the_seat_after_next_is_blocked(name: str) -> None:
+    """Seat 3 (c3, level 2, next to d4 at level 3) moves after seat 2: seat 1 must stop it now."""
+    position = pos("atlas/apollo/hephaestus", "e4 a1", "a5 b5", "c3 e1", to_move=1, heights="c3=2 d4=3")
+    assert _stops_the_climb(position, play(name, position), 3)
+
+
+@pytest.mark.parametrize("name", ["greedy", "alphabeta"])
+def test_three_seats_an_elimination_is_not_a_turn(name: str) -> None:
+    """Seat 2 leaves the game before it could block seat 3, so seat 1 domes d4 itself."""
+    turn = play(name, ELIMINATION_AHEAD)
+    after = ELIMINATION_AHEAD.play(turn).position.eliminate()
+    assert after is not None and after.player == 3 and not any(t.win for t in after.transitions())
+
+
+def test_alphabeta_wins_by_leaving_the_last_opponent_without_a_turn() -> None:
+    """Three seats, seat 2 out: seat 3 (d5, e5) can only step onto d4; seat 1 takes or domes it and is last standing."""
+    position = pos("atlas/pan/demeter", "c3 a1", "", "d5 e5", to_move=1, heights="d4=1", domes="c4 c5 e4",
+                   eliminated=0b010)
+    turn = play("alphabeta", position)
+    after = position.play(turn).position
+    assert after.is_lost() and after.eliminate() is None
+
+
+def test_alphabeta_budgets_from_its_own_seat_s_clock() -> None:
+    """Seat 3 to move with 200 ms of its own (and a minute on the others' clocks): it answers in time."""
+    limits = Limits(p1time=60_000, p2time=60_000, p3time=200, p1inc=10, p2inc=10, p3inc=10)
+    budget = limits.budget_for(3)
+    assert budget is not None and budget < 0.05
+    started = time.monotonic()
+    play("alphabeta", pos("apollo/pan/atlas", "b2 d2", "b4 d4", "c3 e3", to_move=3, heights="c2=1 c4=1"), limits)
+    assert time.monotonic() - started < budget + 0.25  # the slack is for a loaded machine, not the engine
+
+
+def test_evaluate_for_is_the_two_seat_evaluation_with_two_seats() -> None:
+    two = pos("mortal/mortal", "b2 d2", "c3 e3", to_move=2, heights="c3=2 b2=1 d4=3")
+    args = (two.h1, two.h2, two.h3, two.domes)
+    assert evaluate_for(two, 1) == evaluate(*args, two.workers[1], two.workers[0])
+    assert evaluate_for(two, 0) == -evaluate(*args, two.workers[1], two.workers[0])
+
+
+def test_four_seats_score_teams_and_three_seats_both_opponents() -> None:
+    four = pos("apollo/pan/atlas/demeter", "b2 d2", "c3 e3", to_move=1, heights="c3=2 d4=3")
+    assert evaluate_for(four, 0) == evaluate_for(four, 2) == -evaluate_for(four, 1) == -evaluate_for(four, 3)
+    three = pos("apollo/pan/atlas", "b2 d2", "c3 e3", "a5 e5", to_move=1, heights="c3=2 d4=3")
+    assert seat_wins(three, 1) and not seat_wins(three, 0) and not seat_wins(three, 2)
+
+
+# --- real processes ---------------------------------------------------------------------------------
+
+
+class Engine:
+    """A bundled engine over pipes, with a reader thread so every wait has a timeout."""
+
+    def __init__(self, name: str) -> None:
+        self.proc = subprocess.Popen(bundled_argv(name), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.DEVNULL, text=True, bufsize=1)
+        self.lines: list[str] = []
+        self.ready = threading.Condition()
+        threading.Thread(target=self._pump, daemon=True).start()
+
+    def _pump(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            with self.ready:
+                self.lines.append(line.rstrip("\n"))
+                self.ready.notify_all()
+
+    def until(self, word: str, *send: str, timeout: float = 10.0) -> list[str]:
+        """Send lines, then every line up to the first starting with ``word``."""
+        assert self.proc.stdin is not None
+        start = len(self.lines)
+        self.proc.stdin.write("".join(line + "\n" for line in send))
+        self.proc.stdin.flush()
+        deadline = time.monotonic() + timeout
+        with self.ready:
+            while True:
+                for k in range(start, len(self.lines)):
+                    if self.lines[k].split(" ", 1)[0] == word:
+                        got = self.lines[start : k + 1]
+                        del self.lines[: k + 1]
+                        return got
+                left = deadline - time.monotonic()
+                assert left > 0, f"no {word!r} within {timeout} s: {self.lines[start:]}"
+                self.ready.wait(left)
+
+    def close(self) -> None:
+        self.proc.kill()
+        self.proc.wait()
+
+
+@pytest.fixture(params=sorted(ENGINES))
+def engine(request: pytest.FixtureRequest) -> Iterator[tuple[str, Engine]]:
+    eng = Engine(request.param)
+    yield request.param, eng
+    eng.close()
+
+
+def test_engines_declare_three_and_four_seats_and_play_them_over_sei(engine: tuple[str, Engine]) -> None:
+    _, eng = engine
+    assert "feature players 2 3 4" in eng.until("seiok", "sei 1")
+    for position in (AFTER_ELIMINATION, ELIMINATION_AHEAD, TEAM_WORKER):
+        n = position.nseats
+        clocks = " ".join(f"p{k}time 1000" for k in range(1, n + 1)) + " " + " ".join(f"p{k}inc 10" for k in range(1, n + 1))
+        started = time.monotonic()
+        replies = eng.until("bestmove", f"newgame gods {'/'.join(position.gods)}", f"position sps {position.sps()}",
+                            f"go {clocks}")
+        assert time.monotonic() - started < 2.0
+        assert not [r for r in replies if r.startswith("error")]
+        assert replies[-1].split()[1] in position.legal_turns()
+
+
+def test_a_four_seat_game_over_sei_from_the_start() -> None:
+    """Placement by seats 1 and 2, then seat 3 plays first; alphabeta answers every seat's ``go``."""
+    eng = Engine("alphabeta")
+    try:
+        eng.until("seiok", "sei 1")
+        gods = ("apollo", "pan", "atlas", "demeter")
+        position, moves = Position.start(gods), []
+        for _ in range(6):
+            line = "position startpos" + (" moves " + " ".join(moves) if moves else "")
+            replies = eng.until("bestmove", f"newgame gods {'/'.join(gods)}", line,
+                                "go p1time 800 p2time 800 p3time 800 p4time 800 p1inc 10 p2inc 10 p3inc 10 p4inc 10")
+            assert not [r for r in replies if r.startswith("error")]
+            turn = replies[-1].split()[1]
+            step = position.play(turn)
+            moves.append(turn)
+            position = step.position
+            if step.win:
+                break
+        assert moves[2][2] in "-x" and position.nseats == 4  # seat 3 moved a worker on the first play turn
+    finally:
+        eng.close()
