@@ -97,7 +97,7 @@ def new_standings(config: TournamentConfig) -> Standings | NSeatStandings:
     else:
         from ..stats.nseat_standings import NSeatStandings  # loads openskill: only when needed
 
-        standings = NSeatStandings()
+        standings = NSeatStandings(config.players)
     for spec in config.specs:
         standings.add_engine(spec.name)
     return standings
