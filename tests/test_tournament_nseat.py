@@ -262,3 +262,18 @@ def test_resume_of_a_three_seat_tournament_plays_exactly_the_missing_games(tmp_p
         return stdout.split("Rank Name")[-1].split("Records:")[0]
 
     assert table(first.stdout) == table(again.stdout)  # the same standings
+
+
+def test_the_bundled_engines_play_three_and_four_seat_tournaments_that_replay(tmp_path: Path) -> None:
+    three, four = tmp_path / "three", tmp_path / "four"
+    proc = run(["tournament", "--players", "3", "-e", "alphabeta", "-e", "greedy", "-e", "random", "--tc", "depth=1",
+                "-j", "2", "--out", str(three)])
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.count("Finished game") == 6 and "Ordinal" in proc.stdout and "3rd" in proc.stdout
+    proc = run(["tournament", "--players", "4", "-e", "alphabeta", "-e", "greedy", "--tc", "depth=1", "-j", "2",
+                "--out", str(four)])
+    assert proc.returncode == 0, proc.stderr
+    assert "Started game 1 of 2 (alphabeta vs greedy)" in proc.stdout and " Seats " in proc.stdout
+    for folder in (three, four):
+        check = run(["replay", str(folder / "games.msgpack"), "--check"])
+        assert check.returncode == 0 and "all re-validate" in check.stdout, check.stdout + check.stderr

@@ -302,6 +302,8 @@ def tournament(
     """Run a tournament and print live results, standings and a crosstable.
 
     With no arguments: a short round-robin of the bundled engines (random, greedy, alphabeta).
+    --players 3 or 4 plays games of three seats (every group of three engines in every seat
+    order) or four (two teams); standings then rank by placings with Weng-Lin ratings.
     Every finished game is fsync'd to the output folder before it is counted; after Ctrl-C, a
     kill or a power cut, --resume DIR plays exactly the games that did not finish.
 
@@ -312,7 +314,8 @@ def tournament(
       santorini tournament -e alphabeta -e greedy --gods all --out runs/gods
       santorini tournament --players 3 -e alphabeta -e greedy -e random --tc 1+0.01
       santorini tournament --players 4 -e alphabeta -e greedy --gods apollo/atlas/pan/demeter
-      santorini tournament --players 4 -e a -e b -e c -e d --teams a+b,c+d
+      santorini tournament --players 4 -e alphabeta -e greedy -e random -e "cmd=./mybot name=mine" \\
+          --teams alphabeta+mine,greedy+random
       santorini tournament -e "cmd=./new name=new" -e "cmd=./base name=base" --sprt "elo0=0 elo1=10"
       santorini tournament --resume runs/gods
       santorini tournament --backend dask --address tcp://head:8786 -e alphabeta -e greedy
