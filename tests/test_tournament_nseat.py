@@ -176,6 +176,7 @@ def test_three_seat_tournament_end_to_end(tmp_path: Path) -> None:
                 "-e", nseat("D", "crash=40"), "--tc", "5+0.05", "-j", "2", "--out", str(out), "--rating-interval", "12"])
     assert proc.returncode == 0, proc.stderr
     assert numbers(out) == list(range(1, 25))
+    assert proc.stdout.startswith("Tournament: 4 engines, 3 seats a game, 24 games, tc 5+0.05, concurrency 2")
     assert "Started game 1 of 24 (A vs B vs C)" in proc.stdout
     lines = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
     assert len(lines) == 24

@@ -362,7 +362,8 @@ def tournament(
     console = _Console()
     files = TournamentFiles(directory)
     where = f"concurrency {config.concurrency}, {_what_runs_the_games(executor, address)}"
-    click.echo(f"Tournament: {len(config.specs)} engines, {len(config.schedule)} games, tc {config.tc}, {where}; "
+    seats = f", {config.players} seats a game" if config.players != 2 else ""
+    click.echo(f"Tournament: {len(config.specs)} engines{seats}, {len(config.schedule)} games, tc {config.tc}, {where}; "
                f"records in {directory}")
     io_log = make_io_log() if debug else None
     try:

@@ -70,7 +70,7 @@ def record_outcome(record: GameRecord) -> Outcome:
             decider = outcome.winner
         else:  # the game ended with two seats in: the one that is not the winner lost it
             out = {e.seat for e in record.eliminations} | {outcome.winner}
-            decider = next(s for s in range(1, 4) if s not in out)
+            decider = next((s for s in range(1, 4) if s not in out), outcome.winner)
         winner = outcome.winner
     else:
         after = (_start_seat(record) + len(record.turns)) % 4  # no seat leaves a four-seat game
