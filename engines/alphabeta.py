@@ -45,7 +45,7 @@ from santorini_server.rules import Position
 from santorini_server.rules.movegen import RawState, RawTurn, generate, has_turn
 from santorini_server.rules.squares import BB_ALL
 
-from .evaluation import WIN_SCORE, evaluate, evaluate_for, immediate_win, seat_wins
+from .evaluation import WIN_SCORE, can_step, evaluate, evaluate_for, evaluate_groups, immediate_win, seat_wins
 from .sei_bot import Info, Limits, Option, run_bot
 
 __all__ = ["main", "Searcher", "ParanoidSearcher", "AlphaBeta", "format_score"]
@@ -491,17 +491,13 @@ class ParanoidSearcher(Searcher):
         best = -INF if ours else INF
         best_move: str | None = None
         h1, h2 = pos.h1, pos.h2
-        child_of = pos.successor
-        search = self._search
+        leaf = self._leaf3
         any_turn = False
         layered = pos.sides()[0] and pos.gods[pos.to_move] != "hermes"
         for layer in (h2, h1 & ~h2, BB_ALL & ~h1) if layered else (BB_ALL,):
             for t in generate(pos, BB_ALL, layer):
                 any_turn = True
-                if t.win:
-                    v = WIN_SCORE - ply if ours else ply - WIN_SCORE
-                else:
-                    v = search(child_of(t.state), 0, alpha, beta, ply + 1)
+                v = (WIN_SCORE - ply if ours else ply - WIN_SCORE) if t.win else leaf(pos, t.state, ply + 1)
                 if (v > best) if ours else (v < best):
                     best = v
                     best_move = t.stn
@@ -517,6 +513,52 @@ class ParanoidSearcher(Searcher):
         flag = UPPER if best <= alpha0 else LOWER if best >= beta0 else EXACT
         self.ntt[key] = (1, _to_tt(best, ply), flag, best_move)
         return best
+
+    def _leaf3(self, pos: Position, state: RawState, ply: int) -> int:
+        """A child of ``pos`` scored as a leaf from its raw state, as :meth:`_search` at depth 0 would
+        (same table entries), without building a ``Position`` unless the turn moved an opponent's
+        worker (Apollo, Minotaur) or leaves the next seat without an ordinary step."""
+        self.nodes += 1
+        if self.nodes % CHECK_EVERY_PARANOID == 0:
+            self._check()
+        h1, h2, h3, domes, mine, theirs, up = state
+        me = pos.to_move
+        old = pos.workers
+        if theirs != (old[0] | old[1] | old[2]) ^ old[me]:
+            return self._search(pos.successor(state), 0, -INF, INF, ply)
+        workers = (mine, old[1], old[2]) if me == 0 else (old[0], mine, old[2]) if me == 1 else (old[0], old[1], mine)
+        gods = pos.gods
+        eliminated = pos.eliminated
+        nxt = (me + 1) % 3
+        if eliminated >> nxt & 1:
+            nxt = (nxt + 1) % 3
+        if gods[me] != "athena":
+            up = pos.athena_up and gods[nxt] != "athena"
+        root = self.root
+        nmine = workers[nxt]
+        others = (mine | theirs) ^ nmine
+        if immediate_win(h1, h2, h3, domes, nmine, others, gods[nxt], up):
+            return WIN_SCORE - ply if nxt == root else ply - WIN_SCORE
+        key = (h1, h2, h3, domes, workers, nxt, up, eliminated, root)
+        cached = self.static_cache.get(key)
+        if cached is not None:
+            return _from_tt(cached, ply)
+        if not can_step(h1, h2, h3, domes, nmine, others, up):
+            return self._static(pos.successor(state), -INF, INF, ply)
+        value = None
+        if nxt != root:
+            partner = (nxt + 1) % 3
+            if eliminated >> partner & 1:
+                partner = (partner + 1) % 3
+            if partner != root:
+                pmine = workers[partner]
+                if immediate_win(h1, h2, h3, domes, pmine, (mine | theirs) ^ pmine, gods[partner],
+                                 up and gods[partner] != "athena"):
+                    value = 1 - WIN_SCORE
+        if value is None:
+            value = evaluate_groups(h1, h2, h3, domes, workers, 3, nxt, root, up)
+        self.static_cache[key] = value
+        return _from_tt(value, ply)
 
     def _no_turn(self, pos: Position, ours: bool, depth: int, alpha: int, beta: int, ply: int) -> int:
         """The seat to move has no complete turn: it leaves the game (the root seat: a loss)."""
@@ -534,7 +576,7 @@ class ParanoidSearcher(Searcher):
         if cached is not None:
             return _from_tt(cached, ply)
         ours = pos.to_move == self.root
-        if not has_turn(pos):
+        if not can_step(pos.h1, pos.h2, pos.h3, pos.domes, *pos.sides(), pos.no_up) and not has_turn(pos):
             if ours:
                 value = -WIN_SCORE
             else:

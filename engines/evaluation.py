@@ -22,7 +22,10 @@ from santorini_server.rules import Position
 from santorini_server.rules.movegen import athena_binds
 from santorini_server.rules.squares import BB_ALL, NEIGHBOURS_BY_BIT, PUSH_TARGET
 
-__all__ = ["immediate_win", "evaluate", "level_of", "WIN_SCORE", "same_side", "seat_sides", "seat_wins", "evaluate_for"]
+__all__ = [
+    "immediate_win", "evaluate", "level_of", "WIN_SCORE", "same_side", "seat_sides", "seat_wins", "evaluate_for",
+    "evaluate_groups", "can_step",
+]
 
 #: Score of a won position (mate-like: a search subtracts the distance in plies).
 WIN_SCORE = 100_000
@@ -223,18 +226,28 @@ def evaluate_for(position: Position, seat: int) -> int:
     ``seat`` stands for both opponents, the paranoid view), so the two-seat score applies as is:
     for two seats it is exactly ``evaluate`` or its negation.
     """
-    ours, theirs = seat_sides(position, seat)
-    h1, h2, h3, domes = position.h1, position.h2, position.h3, position.domes
-    mover = position.to_move
-    if same_side(len(position.gods), mover, seat):
-        return evaluate(h1, h2, h3, domes, ours, theirs, position.no_up)
-    score = -evaluate(h1, h2, h3, domes, theirs, ours, position.no_up)
-    if len(position.gods) == 3:
+    return evaluate_groups(position.h1, position.h2, position.h3, position.domes, position.workers, len(position.gods),
+                           position.to_move, seat, position.no_up)
+
+
+def evaluate_groups(
+    h1: int, h2: int, h3: int, domes: int, workers: tuple[int, ...], nseats: int, mover: int, seat: int, no_up: bool
+) -> int:
+    """:func:`evaluate_for` on raw masks (``workers`` one mask per group, as ``Position.workers``)."""
+    ours = workers[seat & 1 if nseats == 4 else seat]
+    everyone = 0
+    for w in workers:
+        everyone |= w
+    theirs = everyone ^ ours
+    if same_side(nseats, mover, seat):
+        return evaluate(h1, h2, h3, domes, ours, theirs, no_up)
+    score = -evaluate(h1, h2, h3, domes, theirs, ours, no_up)
+    if nseats == 3:
         # ``evaluate`` takes the side to move's threats for wins it would have taken; the other
         # opponent's are threats still to come, which ``seat`` must answer on its next turn.
-        other = position.workers[3 - mover - seat]
+        other = workers[3 - mover - seat]
         if other:
-            free = BB_ALL & ~(ours | theirs | domes)
+            free = BB_ALL & ~(everyone | domes)
             wins = 0
             on2 = other & h2 & ~h3
             while on2:
@@ -244,3 +257,20 @@ def evaluate_for(position: Position, seat: int) -> int:
             if wins:
                 score -= _THREAT_MANY if wins & (wins - 1) else _THREAT_ONE
     return score
+
+
+def can_step(h1: int, h2: int, h3: int, domes: int, mine: int, theirs: int, no_up: bool) -> bool:
+    """Whether a worker of ``mine`` has an ordinary step.  Then its seat has a complete turn, whatever
+    its god (the vacated square can always be built on): a cheap first answer to "is it lost?"."""
+    free = BB_ALL & ~(mine | theirs | domes)
+    while mine:
+        w = mine & -mine
+        mine ^= w
+        reach = free & _NB[w]
+        if h1 & w:
+            reach &= (BB_ALL & ~h3 if h2 & w else BB_ALL & ~h2) if no_up else (BB_ALL if h2 & w else BB_ALL & ~h3)
+        else:
+            reach &= BB_ALL & ~h1 if no_up else BB_ALL & ~h2
+        if reach:
+            return True
+    return False
