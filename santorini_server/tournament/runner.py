@@ -8,6 +8,10 @@ main task, which alone writes files and standings: a game is appended to the arc
 before it is counted or printed.  Ctrl-C, SIGTERM or a decided SPRT cancel the workers; a game
 in progress is then not recorded (``--resume`` plays it again) and every engine is shut down
 through the process layer's bounded quit / SIGTERM / SIGKILL sequence.
+
+Three and four seats: a game has an engine process per seat (a team of one engine runs two),
+so a worker keeps up to one engine per seat; the standings and the lines printed are derived
+from the records alone (``scoring``), whichever backend played the game.
 """
 
 from __future__ import annotations

@@ -48,8 +48,9 @@ ALL_MATCHUPS: tuple[tuple[str, str], ...] = tuple(
 )
 #: Seats a tournament's games may have (``--players``).
 PLAYER_COUNTS = (2, 3, 4)
-#: Gods of a three- or four-seat set drawn from the pool (``--gods all``, the default there).
-DRAW: None = None
+#: ``matchups`` meaning "draw each set's gods from the pool" (``--gods all`` with three or four
+#: seats, the default there).
+DRAW = None
 
 Matchups = tuple[tuple[str, ...], ...] | None
 """God lists cycled over the sets, or None: a seeded draw per set (three and four seats)."""
