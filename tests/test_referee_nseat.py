@@ -219,3 +219,30 @@ async def test_an_engine_s_own_time_control_follows_it_to_every_seat() -> None:
         seat = record.players.index("Slow")
         assert [(e.seat, e.termination) for e in record.eliminations] == [(seat + 1, "time")]
         assert record.tag("TimeControl") == " | ".join("0.2" if s == seat else "10+0.1" for s in range(3))
+
+
+async def test_an_engine_that_cannot_be_started_forfeits_its_seat_and_the_others_play() -> None:
+    from santorini_server.referee.engine import EngineFailure
+    from santorini_server.referee.slots import play_or_forfeit
+
+    async def broken() -> Engine:
+        raise EngineFailure("crash", "could not be started: no such file")
+
+    async with trio.open_nursery() as nursery:
+        a, c = [await Engine.start(nursery, parse_engine_spec(nseat(n))) for n in "AC"]
+
+        async def get_a() -> Engine:
+            return a
+
+        async def get_c() -> Engine:
+            return c
+
+        try:
+            report = await play_or_forfeit([get_a, broken, get_c], GameSetup(gods=THREE), ["A", "B", "C"])
+        finally:
+            await a.aclose()
+            await c.aclose()
+    [out] = report.record.eliminations
+    assert (out.after, out.seat, out.termination, out.detail) == (1, 2, "crash", "could not be started: no such file")
+    assert report.outcome.placings[1] == 3 and check_record(report.record) == []
+    assert engine_processes(f"marker={os.getpid()}-") == []
