@@ -32,12 +32,17 @@ it in).  An elimination is not a ply: a seat with no turn leaves the game (``Pos
 and the search goes on at the same depth; the root seat's own elimination scores as its loss and
 the last opponent's as its win.
 
+With three or four seats a seat's clock runs on its own turns only, about half as many a game as
+with two: budgets assume :data:`NSEAT_MOVES_TO_GO` turns left, and a new iteration starts while
+less than :data:`NSEAT_NEXT_ITERATION_FRACTION` of the budget is spent (two seats: unchanged).
+
 Option ``Hash`` (spin, default 1000): the table's size limit in thousands of entries; a table
 past it is cleared before the next search.  All tables are cleared on ``newgame``.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 import time
 
@@ -62,6 +67,13 @@ CHECK_EVERY = 512
 #: Three-seat nodes cost more (a ``Position`` each, a turn-existence test per leaf): check the clock
 #: more often, so that a budget of a few milliseconds is kept.
 CHECK_EVERY_PARANOID = 8
+#: With three or four seats a seat plays about half as many turns a game as with two (its clock
+#: runs only on its own turns), so its budget assumes this many turns left instead of the helper's 20.
+NSEAT_MOVES_TO_GO = 10
+#: With three or four seats a search rarely gets past depth 2 or 3 at a one-second clock, and an
+#: interrupted iteration still counts (every root turn searched after the first is proved better or
+#: not): start the next iteration while less than this share of the budget is spent.
+NSEAT_NEXT_ITERATION_FRACTION = 0.6
 #: Score depth-1 nodes with lazily generated, height-layered children (see `_frontier`).
 LAZY_FRONTIER = True
 
@@ -602,17 +614,23 @@ class AlphaBeta:
 
     def __init__(self, max_entries: int = 1_000_000) -> None:
         self.two = Searcher(max_entries)
-        self.many = ParanoidSearcher(max_entries)
+        self.teams = Searcher(max_entries)
+        self.paranoid = ParanoidSearcher(max_entries)
+        self.teams.next_iteration_fraction = self.paranoid.next_iteration_fraction = NSEAT_NEXT_ITERATION_FRACTION
 
     def set_max_entries(self, max_entries: int) -> None:
-        self.two.max_entries = self.many.max_entries = max_entries
+        self.two.max_entries = self.teams.max_entries = self.paranoid.max_entries = max_entries
 
     def new_game(self) -> None:
         self.two.new_game()
-        self.many.new_game()
+        self.teams.new_game()
+        self.paranoid.new_game()
 
     def choose(self, position: Position, limits: Limits, stop: threading.Event, info: Info) -> str:
-        searcher = self.many if len(position.gods) == 3 else self.two
+        n = len(position.gods)
+        if n != 2 and (limits.movestogo or NSEAT_MOVES_TO_GO) > NSEAT_MOVES_TO_GO:
+            limits = dataclasses.replace(limits, movestogo=NSEAT_MOVES_TO_GO)
+        searcher = self.two if n == 2 else self.paranoid if n == 3 else self.teams
         return searcher.choose(position, limits, stop, info)
 
 
