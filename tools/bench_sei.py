@@ -13,7 +13,7 @@ difference over 10,000), which repeats within a few instructions.
 
     python tools/bench_sei.py [--number 20000] [--repeat 15]
     python tools/bench_sei.py --root /path/to/other/checkout      # the same figures for another version
-    python tools/bench_sei.py --instructions [--root ...]          # needs valgrind
+    python tools/bench_sei.py --instructions [--root ...] [--only turn]   # needs valgrind
 """
 
 from __future__ import annotations
@@ -104,6 +104,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=15)
     parser.add_argument("--root", help="import santorini_server from this checkout instead")
     parser.add_argument("--instructions", action="store_true", help="count instructions per step (callgrind)")
+    parser.add_argument("--only", default="", help="time only the steps whose name contains this text")
     parser.add_argument("--run", nargs=2, type=int, metavar=("STEP", "LOOPS"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.root:
@@ -118,6 +119,8 @@ def main() -> None:
         return
     print(f"codec: {sei.__file__}")
     for index, (name, step) in enumerate(steps.items()):
+        if args.only not in name:
+            continue
         if args.instructions:
             per = (instructions(args.root, index, _LARGE) - instructions(args.root, index, _SMALL)) / (_LARGE - _SMALL)
             print(f"{per:8.0f} instructions  {name}")

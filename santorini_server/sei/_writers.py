@@ -25,7 +25,7 @@ from .messages import (
     Stop,
 )
 
-__all__ = ["WRITERS", "write_command", "write_go", "write_position"]
+__all__ = ["WRITERS", "go_line", "write_command", "write_go", "write_position"]
 
 def _write_setoption(c: SetOption) -> str:
     return f"setoption name {c.name}" + ("" if c.value is None else f" value {c.value}")
@@ -39,27 +39,39 @@ def write_position(c: PositionCommand) -> str:
 
 def write_go(c: Go) -> str:
     """``go`` and the fields it has, in the order of SPEC.md section 4.2 (every seat's clock, then
-    every seat's increment, then the limits), then ``infinite``.
+    every seat's increment, then the limits), then ``infinite``."""
+    return go_line(c)[0]
+
+
+def go_line(c: Go) -> tuple[str, int]:
+    """:func:`write_go`'s line, and the highest seat whose clock or increment it carries (2 when
+    none beyond seat 2): the connection's seat check, found by the writing itself.
 
     Spelled out field by field: the referee writes one every turn, and this is about twice as
-    fast as a loop over the field names."""
+    fast as a loop over the field names (and a two-seat ``go`` pays nothing for seats 3, 4 but
+    the four tests that find them absent)."""
     line = "go"
+    seat = 2
     if c.p1time is not None:
         line += f" p1time {c.p1time}"
     if c.p2time is not None:
         line += f" p2time {c.p2time}"
     if c.p3time is not None:
         line += f" p3time {c.p3time}"
+        seat = 3
     if c.p4time is not None:
         line += f" p4time {c.p4time}"
+        seat = 4
     if c.p1inc is not None:
         line += f" p1inc {c.p1inc}"
     if c.p2inc is not None:
         line += f" p2inc {c.p2inc}"
     if c.p3inc is not None:
         line += f" p3inc {c.p3inc}"
+        seat = max(seat, 3)
     if c.p4inc is not None:
         line += f" p4inc {c.p4inc}"
+        seat = 4
     if c.movestogo is not None:
         line += f" movestogo {c.movestogo}"
     if c.movetime is not None:
@@ -68,7 +80,7 @@ def write_go(c: Go) -> str:
         line += f" depth {c.depth}"
     if c.nodes is not None:
         line += f" nodes {c.nodes}"
-    return line + " infinite" if c.infinite else line
+    return (line + " infinite" if c.infinite else line), seat
 
 
 WRITERS: dict[type, Callable[[Any], str]] = {

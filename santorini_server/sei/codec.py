@@ -27,11 +27,12 @@ for the game layer to decide.
 from __future__ import annotations
 
 import re
+from typing import NoReturn
 
 from ._readers import ReadContext, read_line
 from ._state import ERROR, IDLE, SEARCHING, ConnectionState, State
 from ._util import Sentinel
-from ._writers import write_command
+from ._writers import go_line, write_command
 from .errors import MAX_QUOTE_LENGTH, LocalProtocolError, RemoteProtocolError, quote
 from .messages import BestMove, Command, EngineMessage, Go, NewGame, PerftRequest, PerftResult, Resign, Sei
 
@@ -242,15 +243,16 @@ class SeiConnection:
                 where only ``quit`` may be sent.
         """
         try:
-            if type(command) is Go and (
-                command.p3time is not None or command.p3inc is not None
-                or command.p4time is not None or command.p4inc is not None
-            ):
-                self._check_seats(command)
             self._cs.process_command(type(command))
         except Exception:
             self._cs.process_error()
             raise
+        if type(command) is Go:  # every turn: tested first; the writer finds the seats it names
+            line, seat = go_line(command)
+            if seat > 2 and self._seats is not None and seat > self._seats:
+                self._cs.process_error()
+                self._refuse_seat(command, self._seats)
+            return (line + "\n").encode("ascii")
         if type(command) is Sei:
             self._ctx.requested_version = command.version
         elif type(command) is PerftRequest:
@@ -259,14 +261,11 @@ class SeiConnection:
             self._seats = command.seats
         return write_command(command)
 
-    def _check_seats(self, go: Go) -> None:
-        """Refuse a ``go`` that carries the clock of a seat the game (per ``newgame``) lacks."""
-        seats = self._seats
-        if seats is None:
-            return  # no newgame yet (analysis of an SPS): nothing to check against
-        for name in ("p3time", "p3inc", "p4time", "p4inc"):
-            if getattr(go, name) is not None and int(name[1]) > seats:
-                raise LocalProtocolError(f"can't send go {name} in a {seats}-seat game (the newgame named {seats} gods)")
+    @staticmethod
+    def _refuse_seat(go: Go, seats: int) -> NoReturn:
+        """Name the first field of ``go`` for a seat the game (per ``newgame``) does not have."""
+        name = next(n for n in ("p3time", "p3inc", "p4time", "p4inc") if getattr(go, n) is not None and int(n[1]) > seats)
+        raise LocalProtocolError(f"can't send go {name} in a {seats}-seat game (the newgame named {seats} gods)")
 
     def send_failed(self) -> None:
         """Tell the connection that writing the bytes of the last :meth:`send` failed.
