@@ -24,7 +24,7 @@ pytest.importorskip("distributed", reason="the dask extra is not installed (pip 
 import dask
 from distributed import Client, LocalCluster
 
-from santorini_server.backends.dask_backend import DaskBackend, _outcome
+from santorini_server.backends.dask_backend import DaskBackend, DaskBackendError, _outcome
 from santorini_server.backends.dask_worker import spec_text
 from santorini_server.records import GameRecord, read_archive
 from santorini_server.referee.engine_spec import parse_engine_spec
@@ -44,12 +44,18 @@ def instant(name: str, *args: str) -> str:
     return f"cmd={PY} arg=-m arg=tests.gallery.instant name={name} " + " ".join(f"arg={a}" for a in args)
 
 
+def nseat(name: str) -> str:
+    return f"cmd={PY} arg=-m arg=tests.gallery.nseat name={name}"
+
+
 def engines_file(directory: Path, marker: str) -> Path:
-    """A worker's engines file: A/B instant, SA/SB 10 ms per turn (about 0.5 s a game)."""
+    """A worker's engines file: A/B instant, SA/SB 10 ms per turn (about 0.5 s a game), N1-N3
+    instant for 2-4 seats."""
     path = directory / "engines.json"
     path.write_text(json.dumps({
         "A": instant("A"), "B": instant("B"),
         "SA": instant("SA", "sleep=10", marker), "SB": instant("SB", "sleep=10", marker),
+        **{f"N{k}": nseat(f"N{k}") for k in (1, 2, 3)},
     }))
     return path
 
@@ -176,6 +182,37 @@ async def test_a_worker_killed_mid_run_loses_nothing_and_leaves_no_engine(tmp_pa
     await trio.to_thread.run_sync(lambda: client.wait_for_workers(2, timeout=30))  # the nanny restarted it
 
 
+async def test_dask_plays_three_and_four_seat_games_as_the_local_backend(tmp_path: Path, cluster: tuple[Client, str]) -> None:
+    _, address = cluster
+    for players, engines in ((3, ("N1", "N2", "N3")), (4, ("N1", "N2"))):
+        config = TournamentConfig.from_settings(Settings(
+            engines=[nseat(name) for name in engines], players=players, gods="all", tc="10+0.1", concurrency=2,
+            rating_interval=1000,
+        ))
+        local = await play(config, LocalBackend(config), tmp_path / f"local{players}")
+        distributed = await play(config, DaskBackend(config, address), tmp_path / f"dask{players}")
+        assert local.played == distributed.played == len(config.schedule) and not distributed.lost
+        by_number = lambda result: sorted((essence(r) for r in result.records), key=lambda e: e[0])  # noqa: E731
+        assert by_number(distributed) == by_number(local)
+        assert all(len(r.players) == players for r in distributed.records)
+
+
+async def test_dask_workers_refuse_an_engine_without_the_seat_count(tmp_path: Path, cluster: tuple[Client, str]) -> None:
+    _, address = cluster
+    config = TournamentConfig.from_settings(Settings(
+        engines=[nseat("N1"), nseat("N2"), instant("A")], players=3, gods="all", tc="10+0.1", concurrency=2,
+    ))
+    with pytest.raises(BaseExceptionGroup) as caught:
+        await play(config, DaskBackend(config, address), tmp_path / "t")
+    found, _ = caught.value.split(DaskBackendError)
+    assert found is not None, caught.value
+    leaf: BaseException = found
+    while isinstance(leaf, BaseExceptionGroup):
+        leaf = leaf.exceptions[0]
+    assert "A does not play 3-seat games" in str(leaf), leaf
+    assert not (tmp_path / "t" / "games.msgpack").exists() or archived(tmp_path / "t") == []  # no game played
+
+
 def _die() -> None:
     os._exit(3)
 
@@ -184,7 +221,7 @@ def test_a_task_that_kills_its_workers_is_a_lost_game_not_a_result(cluster: tupl
     client, _ = cluster
     future = client.submit(_die, key=f"killer-{uuid.uuid4().hex}", pure=False, resources={"santorini": 1})
     done = next(iter(__import__("distributed").as_completed([future], loop=client.loop, with_results=True, raise_errors=False)))
-    game = ScheduledGame(7, 0, 1, ("mortal", "mortal"), None, 1)
+    game = ScheduledGame(7, (0, 1), ("mortal", "mortal"), None, 1)
     lost = _outcome(game, done[0], done[1])
     assert isinstance(lost, LostGame) and lost.game == game
     assert lost.reason.startswith("it killed its worker repeatedly"), lost.reason

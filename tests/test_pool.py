@@ -62,7 +62,8 @@ async def test_a_killed_worker_process_loses_only_its_games_which_resume_replays
     async def killer() -> None:
         while not any(line.startswith("Finished") for line in lines):
             await trio.sleep(0.05)
-        workers = [p for p in os.listdir("/proc") if p.isdigit() and _is_pool_worker(p)]
+        # this run's workers only: a pool worker of another run on the machine is not ours to kill
+        workers = [p for p in os.listdir("/proc") if p.isdigit() and _is_pool_worker(p) and _descends_from(p, os.getpid())]
         assert workers
         os.kill(int(workers[0]), signal.SIGKILL)
 
@@ -83,6 +84,19 @@ async def test_a_killed_worker_process_loses_only_its_games_which_resume_replays
     while leftovers(marker) and time.monotonic() < deadline:
         await trio.sleep(0.05)
     assert leftovers(marker) == []
+
+
+def _descends_from(pid: str, ancestor: int) -> bool:
+    """Whether process ``pid`` is a descendant of ``ancestor`` (the worker runs under a guard)."""
+    current = int(pid)
+    while current > 1:
+        try:
+            current = int(Path(f"/proc/{current}/stat").read_text().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            return False
+        if current == ancestor:
+            return True
+    return False
 
 
 def _is_pool_worker(pid: str) -> bool:

@@ -46,7 +46,7 @@ from distributed.client import FutureCancelledError
 
 from ..records import ArchiveError, GameRecord, decode_record
 from ..tournament.config import TournamentConfig
-from ..tournament.runner import LostGame, game_setup
+from ..tournament.runner import LostGame, game_setup, seated_specs
 from ..tournament.schedule import ScheduledGame
 from .dask_preload import LOCAL_WORKER_ENV
 from .dask_worker import (
@@ -57,6 +57,7 @@ from .dask_worker import (
     engine_names,
     release_tournament,
     run_game,
+    seat_refusals_here,
     spec_text,
 )
 
@@ -219,6 +220,7 @@ class DaskBackend:
                         f"(start some: santorini worker --address {self.address} --engines FILE)"
                     ) from None
                 self._check_engines(client)
+                self._check_seats(client)
             self.slots = _slots(client)
             if not self.slots:
                 raise DaskBackendError(
@@ -246,16 +248,27 @@ class DaskBackend:
                     f"(it has {', '.join(names)})"
                 )
 
+    def _check_seats(self, client: Client) -> None:
+        """Three and four seats: every worker's engines must declare the seat count (a worker
+        starts each once); the first refusal is the backend's one-line error."""
+        if self.config.players == 2:
+            return
+        names = [s.name for s in self.config.specs]
+        answers: dict[str, list[str]] = client.run(seat_refusals_here, names, self.config.players)
+        for worker, refusals in sorted(answers.items()):
+            if refusals:
+                raise DaskBackendError(f"worker {worker}: {refusals[0]}")
+
     def _game_spec(self, game: ScheduledGame) -> GameSpec:
         config = self.config
-        specs = (config.specs[game.player1], config.specs[game.player2])
+        specs = seated_specs(config, game)
         setup = game_setup(config, game)
         return GameSpec(
             tournament=self.run_id,
             number=game.number,
-            names=(specs[0].name, specs[1].name),
-            options=(specs[0].options, specs[1].options),
-            restart=(specs[0].restart, specs[1].restart),
+            names=tuple(spec.name for spec in specs),
+            options=tuple(spec.options for spec in specs),
+            restart=tuple(spec.restart for spec in specs),
             gods=setup.gods,
             opening=setup.opening,
             tcs=setup.tcs,

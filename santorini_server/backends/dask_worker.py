@@ -40,7 +40,8 @@ from ..adjudicator import GameReport, GameSetup, TimeControl
 from ..records import encode_record
 from ..referee.engine import Engine
 from ..referee.engine_spec import BUNDLED_NAMES, EngineSpec, parse_engine_spec
-from ..referee.slots import EnginePool, play_or_forfeit
+from ..referee.slots import ENGINES_PER_WORKER, EnginePool, play_or_forfeit
+from ..tournament.schedule import instance_names
 
 __all__ = [
     "ENGINES_ENV",
@@ -53,6 +54,7 @@ __all__ = [
     "spec_text",
     "run_game",
     "release_tournament",
+    "seat_refusals_here",
     "engine_names",
     "host",
 ]
@@ -82,10 +84,11 @@ class GameSpec:
 
     tournament: str
     number: int
-    names: tuple[str, str]
-    options: tuple[tuple[tuple[str, str], ...], tuple[tuple[str, str], ...]]
-    """The coordinator's ``option.X=Y`` per side, laid over the worker's own."""
-    restart: tuple[bool, bool]
+    names: tuple[str, ...]
+    """The engine of each seat, in seat order (the same name twice: a team of one engine)."""
+    options: tuple[tuple[tuple[str, str], ...], ...]
+    """The coordinator's ``option.X=Y`` per seat, laid over the worker's own."""
+    restart: tuple[bool, ...]
     gods: tuple[str, ...]
     opening: str | None
     tcs: tuple[TimeControl, ...]
@@ -183,8 +186,8 @@ def spec_text(spec: EngineSpec) -> str:
 class _EngineSet(EnginePool):
     """The engines one game plays with, kept for the next game of the same tournament."""
 
-    def __init__(self, nursery: trio.Nursery, tournament: str) -> None:
-        super().__init__(nursery)
+    def __init__(self, nursery: trio.Nursery, tournament: str, seats: int) -> None:
+        super().__init__(nursery, capacity=max(ENGINES_PER_WORKER, seats))
         self.tournament = tournament
         self.idle_since = trio.current_time()
 
@@ -225,18 +228,18 @@ class EngineHost:
                 self._free.remove(engines)
                 await engines.aclose()
 
-    def _take(self, tournament: str, names: tuple[str, str]) -> _EngineSet:
+    def _take(self, tournament: str, names: tuple[str, ...]) -> _EngineSet:
         candidates = [e for e in self._free if e.tournament == tournament]
         if not candidates:
             assert self._nursery is not None
-            return _EngineSet(self._nursery, tournament)
+            return _EngineSet(self._nursery, tournament, len(names))
         best = max(candidates, key=lambda e: len(set(names) & set(e.slots)))
         self._free.remove(best)
         return best
 
     async def _play(self, spec: GameSpec, game_id: int, result: concurrent.futures.Future[bytes]) -> None:
         assert self._nursery is not None
-        engines = self._take(spec.tournament, spec.names)
+        engines = self._take(spec.tournament, instance_names(spec.names))
         scope = trio.CancelScope()
         self._games[game_id] = scope
         report: GameReport | None = None
@@ -299,15 +302,16 @@ class EngineHost:
 
 
 async def _play_with(engines: _EngineSet, spec: GameSpec) -> GameReport:
-    keep = set(spec.names)
+    running = instance_names(spec.names)
+    keep = set(running)
 
-    def getter(side: int) -> Callable[[], Awaitable[Engine]]:
+    def getter(seat: int) -> Callable[[], Awaitable[Engine]]:
         async def get() -> Engine:
-            engine_spec = resolve_engine(spec.names[side], spec.options[side], spec.restart[side])
-            return await engines.get(replace(engine_spec, name=spec.names[side]), keep)
+            engine_spec = resolve_engine(spec.names[seat], spec.options[seat], spec.restart[seat])
+            return await engines.get(replace(engine_spec, name=running[seat]), keep)
         return get
 
-    return await play_or_forfeit((getter(0), getter(1)), spec.setup(), spec.names)
+    return await play_or_forfeit([getter(seat) for seat in range(len(spec.names))], spec.setup(), spec.names)
 
 
 _host: EngineHost | None = None
@@ -363,6 +367,21 @@ def run_game(spec: GameSpec) -> bytes:
             except GameAborted:
                 pass
             raise GameAborted(f"game {spec.number} aborted")
+
+
+def seat_refusals_here(names: list[str], seats: int) -> list[str]:
+    """``client.run`` target: start each named engine as this worker would and return a line for
+    each that did not declare ``seats``-seat games (before any game of the tournament starts)."""
+    from ..tournament.runner import seat_refusals
+
+    specs = []
+    for name in names:
+        try:
+            specs.append(resolve_engine(name))
+        except EngineNotConfigured as exc:
+            return [str(exc)]
+    engine_host = host()
+    return trio.from_thread.run(seat_refusals, tuple(specs), seats, trio_token=engine_host._token)
 
 
 def release_tournament(tournament: str) -> int:

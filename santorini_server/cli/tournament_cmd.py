@@ -16,6 +16,7 @@ from click.core import ParameterSource
 
 from ..records import RecordError
 from ..referee.iolog import make_io_log
+from ..stats.standings import Standings
 from ..tournament.config import (
     SETTING_NAMES,
     STATE_FILE,
@@ -28,7 +29,7 @@ from ..tournament.config import (
 )
 from ..tournament.output import TournamentFiles
 from ..tournament.pool import ProcessPoolBackend, default_processes, local_backend
-from ..tournament.runner import Interrupted, run_tournament, standings_block
+from ..tournament.runner import Interrupted, run_tournament, seat_refusals, standings_block
 from .options import warn_time_controls
 
 __all__ = ["tournament", "new_settings", "resume_conflicts"]
@@ -120,9 +121,10 @@ def _backend_error(group: BaseExceptionGroup) -> str | None:
     return None
 
 
-def _check_limits(concurrency: int, force: bool) -> None:
-    """Refuse a concurrency the file-descriptor or process limits cannot carry (fastchess does)."""
-    need = concurrency * 2 * FDS_PER_ENGINE + 64
+def _check_limits(concurrency: int, force: bool, seats: int = 2) -> None:
+    """Refuse a concurrency the file-descriptor or process limits cannot carry (fastchess does);
+    a game runs an engine per seat."""
+    need = concurrency * seats * FDS_PER_ENGINE + 64
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     if soft != resource.RLIM_INFINITY and need > soft:
         if hard == resource.RLIM_INFINITY or need <= hard:
@@ -132,9 +134,9 @@ def _check_limits(concurrency: int, force: bool) -> None:
                 f"--concurrency {concurrency} needs about {need} open files but the limit is {hard} (ulimit -n)"
             )
     nproc, _ = resource.getrlimit(resource.RLIMIT_NPROC)
-    if nproc != resource.RLIM_INFINITY and concurrency * 4 > nproc:
+    if nproc != resource.RLIM_INFINITY and concurrency * 2 * seats > nproc:
         raise click.ClickException(
-            f"--concurrency {concurrency} needs about {concurrency * 4} processes; the limit is {nproc} (ulimit -u)"
+            f"--concurrency {concurrency} needs about {concurrency * 2 * seats} processes; the limit is {nproc} (ulimit -u)"
         )
     cores = os.cpu_count() or 1
     if concurrency > cores and not force:
@@ -142,6 +144,14 @@ def _check_limits(concurrency: int, force: bool) -> None:
             f"--concurrency {concurrency} is more than the {cores} cores of this machine: engines would share "
             "cores and lose on time unfairly (add --force-concurrency to do it anyway)"
         )
+
+
+def _refuse_undeclared_seats(config: TournamentConfig, debug: bool) -> None:
+    """Three and four seats: start every engine once and refuse, before any game and with one
+    line, an engine whose handshake did not declare the seat count (or that cannot start)."""
+    refusals = trio.run(seat_refusals, config.specs, config.players, make_io_log() if debug else None)
+    if refusals:
+        raise click.ClickException(refusals[0] if len(refusals) == 1 else "; ".join(refusals))
 
 
 def _read_config(ctx: click.Context, param: click.Parameter, path: Path | None) -> dict[str, Any] | None:
@@ -197,6 +207,8 @@ def new_settings(ctx: click.Context) -> Settings:
         settings.openings = read_openings(params["openings_file"])
     elif "openings" in from_file:
         settings.openings = list(from_file["openings"])
+    if settings.players != 2 and params["gods"] is None and "gods" not in from_file:
+        settings.gods = "all"  # three and four seats need a god each: a seeded draw per set
     if not settings.engines:
         settings.engines = list(DEFAULT_ENGINES)
         if ctx.get_parameter_source("tc") is ParameterSource.DEFAULT:
@@ -217,17 +229,24 @@ def new_settings(ctx: click.Context) -> Settings:
               help="Round-robin (default) or gauntlet: the first --seeds engines against the rest.")
 @click.option("--seeds", type=click.IntRange(min=1), help="Gauntlet seeds (default 1).")
 @click.option("--rounds", type=click.IntRange(min=1), help="Rounds (default 1).")
+@click.option("--players", type=click.IntRange(2, 4),
+              help="Seats per game (default 2).  3: every group of three engines plays all 6 seat orders; "
+                   "4: two teams, by default an engine in both seats of its team, sides swapped.")
+@click.option("--teams", metavar="A+B,C+D",
+              help="With --players 4: teams of two engines (names from the engine list); every team "
+                   "plays every other, sides swapped.")
 @click.option("--games", type=click.IntRange(min=2),
-              help="Games per encounter per round, even (colours swap in each pair). "
-                   "Default: 2 per god matchup x opening.")
+              help="Games per encounter per round: even (colours swap in each pair; 4 players: sides), "
+                   "a multiple of 6 with 3 players (every seat order).  Default: one set per gods x opening.")
 @click.option("--gods",
-              help="God matchups g1/g2[,g3/g4...] or 'all' (every ordered pair of different simple gods). "
-                   "Default mortal/mortal.")
+              help="God matchups g1/g2[,g3/g4...] or 'all' (every ordered pair of different simple gods); "
+                   "default mortal/mortal.  3 or 4 players: g1/g2/g3[/g4] lists (no mortal, no god twice) or "
+                   "'all', the default: each set of games draws distinct gods from the eight, seeded by --seed.")
 @click.option("--openings", "openings_file", type=click.Path(dir_okay=False, path_type=Path),
               help="File of SPS positions, one per line; each played twice with colours reversed.")
 @click.option("--order", type=click.Choice(["sequential", "random"]),
               help="Order of openings/matchups (random uses --seed).")
-@click.option("--seed", type=int, help="Seed for --order random.")
+@click.option("--seed", type=int, help="Seed for --order random and for the gods of 3 and 4 players (default 0).")
 @click.option("--concurrency", "-j", type=click.IntRange(min=1), help="Games at once (default: the number of cores).")
 @click.option("--force-concurrency", is_flag=True, help="Allow more games at once than cores.")
 @click.option("--tc",
@@ -259,6 +278,8 @@ def tournament(
     fmt: str | None,
     seeds: int | None,
     rounds: int | None,
+    players: int | None,
+    teams: str | None,
     games: int | None,
     gods: str | None,
     openings_file: Path | None,
@@ -281,6 +302,8 @@ def tournament(
     """Run a tournament and print live results, standings and a crosstable.
 
     With no arguments: a short round-robin of the bundled engines (random, greedy, alphabeta).
+    --players 3 or 4 plays games of three seats (every group of three engines in every seat
+    order) or four (two teams); standings then rank by placings with Weng-Lin ratings.
     Every finished game is fsync'd to the output folder before it is counted; after Ctrl-C, a
     kill or a power cut, --resume DIR plays exactly the games that did not finish.
 
@@ -289,6 +312,10 @@ def tournament(
       santorini tournament
       santorini tournament -e alphabeta -e "cmd=./mybot name=Mine" --tc 5+0.05 --rounds 10
       santorini tournament -e alphabeta -e greedy --gods all --out runs/gods
+      santorini tournament --players 3 -e alphabeta -e greedy -e random --tc 1+0.01
+      santorini tournament --players 4 -e alphabeta -e greedy --gods apollo/atlas/pan/demeter
+      santorini tournament --players 4 -e alphabeta -e greedy -e random -e "cmd=./mybot name=mine" \\
+          --teams alphabeta+mine,greedy+random
       santorini tournament -e "cmd=./new name=new" -e "cmd=./base name=base" --sprt "elo0=0 elo1=10"
       santorini tournament --resume runs/gods
       santorini tournament --backend dask --address tcp://head:8786 -e alphabeta -e greedy
@@ -320,7 +347,9 @@ def tournament(
         raise click.ClickException(str(exc)) from None
     warn_time_controls(config.tc, *(spec.tc for spec in config.specs))
     if address is None:  # games on this machine: its limits and cores apply
-        _check_limits(config.concurrency, force_concurrency)
+        _check_limits(config.concurrency, force_concurrency, config.players)
+        if config.players != 2:  # engines elsewhere are checked by the workers that run them
+            _refuse_undeclared_seats(config, debug)
     if backend == "dask":
         executor = _dask_backend(config, address)
     else:
@@ -333,7 +362,8 @@ def tournament(
     console = _Console()
     files = TournamentFiles(directory)
     where = f"concurrency {config.concurrency}, {_what_runs_the_games(executor, address)}"
-    click.echo(f"Tournament: {len(config.specs)} engines, {len(config.schedule)} games, tc {config.tc}, {where}; "
+    seats = f", {config.players} seats a game" if config.players != 2 else ""
+    click.echo(f"Tournament: {len(config.specs)} engines{seats}, {len(config.schedule)} games, tc {config.tc}, {where}; "
                f"records in {directory}")
     io_log = make_io_log() if debug else None
     try:
@@ -358,10 +388,11 @@ def tournament(
     finally:
         files.close()
     console.done()
-    click.echo(standings_block(config, result.standings))
-    if len(config.specs) > 2:
-        click.echo(result.standings.crosstable())
-    if len(config.specs) == 2:
+    standings = result.standings
+    click.echo(standings_block(config, standings, final=True))
+    if isinstance(standings, Standings) and len(config.specs) > 2:
+        click.echo(standings.crosstable(joint=True))
+    if isinstance(standings, Standings) and len(config.specs) == 2:
         names = [s.name for s in config.specs]
-        click.echo(result.standings.score_line(names[0], names[1]))
+        click.echo(standings.score_line(names[0], names[1]))
     click.echo(f"Records: {directory / 'games.sgn'}, {directory / 'games.msgpack'}, {directory / 'results.jsonl'}")

@@ -25,7 +25,7 @@ from ..records import atomic_file
 from ..referee.engine_spec import EngineSpec, parse_engine_spec
 from ..rules import NotationError, parse_sps
 from ..stats.sprt import SprtConfig
-from .schedule import ScheduledGame, build_schedule, parse_gods_list
+from .schedule import PLAYER_COUNTS, ScheduledGame, build_schedule, parse_gods_list, parse_teams
 
 __all__ = [
     "Settings",
@@ -53,6 +53,8 @@ class Settings(msgspec.Struct, forbid_unknown_fields=True):
     rounds: int = 1
     games: int | None = None
     gods: str = "mortal/mortal"
+    players: int = 2
+    teams: str = ""
     openings: list[str] = msgspec.field(default_factory=list)
     order: str = "sequential"
     seed: int = 0
@@ -170,6 +172,11 @@ class TournamentConfig:
     schedule: tuple[ScheduledGame, ...]
     concurrency: int
 
+    @property
+    def players(self) -> int:
+        """Seats of every game (``--players``)."""
+        return self.settings.players
+
     @classmethod
     def from_settings(cls, settings: Settings) -> TournamentConfig:
         """Parse and check everything; raises ValueError with a one-line message."""
@@ -187,13 +194,21 @@ class TournamentConfig:
         sprt = parse_sprt(settings.sprt) if settings.sprt.strip() else None
         if sprt is not None and len(specs) != 2:
             raise ValueError("--sprt needs exactly two engines")
-        matchups = parse_gods_list(settings.gods)
+        players = settings.players
+        if players not in PLAYER_COUNTS:
+            raise ValueError(f"--players must be 2, 3 or 4, got {players}")
+        if sprt is not None and players != 2:
+            raise ValueError("--sprt is for two-seat tournaments")
+        if settings.teams.strip() and players != 4:
+            raise ValueError("--teams is for four-seat tournaments (--players 4)")
+        teams = parse_teams(settings.teams, [s.name for s in specs]) if settings.teams.strip() else None
+        matchups = parse_gods_list(settings.gods, players)
         openings: tuple[str | None, ...] = tuple(settings.openings) or (None,)
         for opening in openings:
-            if opening is not None:
-                gods = parse_sps(opening).gods
-                if settings.gods.strip() not in ("mortal/mortal", "") and gods == ("mortal", "mortal"):
-                    continue
+            if opening is not None and parse_sps(opening).nseats != players:
+                raise ValueError(
+                    f"opening {opening!r} has {parse_sps(opening).nseats} seats but the tournament plays {players} (--players)"
+                )
         schedule = build_schedule(
             len(specs),
             fmt=settings.format,
@@ -204,6 +219,8 @@ class TournamentConfig:
             openings=openings,
             order=settings.order,
             seed=settings.seed,
+            players=players,
+            teams=teams,
         )
         concurrency = settings.concurrency or os.cpu_count() or 1
         if concurrency < 1:

@@ -8,30 +8,41 @@ main task, which alone writes files and standings: a game is appended to the arc
 before it is counted or printed.  Ctrl-C, SIGTERM or a decided SPRT cancel the workers; a game
 in progress is then not recorded (``--resume`` plays it again) and every engine is shut down
 through the process layer's bounded quit / SIGTERM / SIGKILL sequence.
+
+Three and four seats: a game has an engine process per seat (a team of one engine runs two),
+so a worker keeps up to one engine per seat; the standings and the lines printed are derived
+from the records alone (``scoring``), whichever backend played the game.
 """
 
 from __future__ import annotations
 
 import signal
 import time
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from functools import partial
-from typing import Protocol
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Protocol
 
 import trio
 
-from ..adjudicator import GameSetup, Outcome
+from ..adjudicator import GameSetup
 from ..records import GameRecord
-from ..referee.slots import EnginePool, play_or_forfeit
-from ..stats.sprt import SprtStatus, format_llr_line, format_sprt_result, llr_pentanomial, sprt_status
+from ..referee.engine import Engine, EngineFailure, IoLog
+from ..referee.engine_spec import EngineSpec
+from ..referee.slots import ENGINES_PER_WORKER, EnginePool, play_or_forfeit
+from ..stats.sprt import SprtStatus, format_sprt_result, llr_pentanomial, sprt_status
 from ..stats.standings import Standings
-from ..termination import Termination
 from .config import TournamentConfig
 from .output import TournamentFiles
-from .schedule import ScheduledGame
+from .schedule import ScheduledGame, instance_names
+from .scoring import LOSS_COLUMNS, count_game, match_details, new_standings, standings_block, termination_table, versus
 
-__all__ = ["run_tournament", "TournamentResult", "Interrupted", "Backend", "LocalBackend", "LostGame"]
+if TYPE_CHECKING:
+    from ..stats.nseat_standings import NSeatStandings
+
+__all__ = [
+    "run_tournament", "TournamentResult", "Interrupted", "Backend", "LocalBackend", "LostGame", "game_setup",
+    "seated_specs", "seat_refusals", "standings_block", "termination_table", "LOSS_COLUMNS",
+]
 
 class Interrupted(Exception):
     """Ctrl-C or SIGTERM: the tournament stopped early; finished games are saved."""
@@ -43,7 +54,7 @@ class Interrupted(Exception):
 
 @dataclass
 class TournamentResult:
-    standings: Standings
+    standings: Standings | NSeatStandings
     played: int = 0
     resumed: int = 0
     total: int = 0
@@ -78,10 +89,15 @@ class LostGame:
     reason: str
 
 
+def seated_specs(config: TournamentConfig, game: ScheduledGame) -> tuple[EngineSpec, ...]:
+    """The engine spec of each seat of ``game``, in seat order."""
+    return tuple(config.specs[i] for i in game.seats)
+
+
 def game_setup(config: TournamentConfig, game: ScheduledGame) -> GameSetup:
     """The setup of a scheduled game (every backend plays it the same way)."""
     return GameSetup.for_specs(
-        (config.specs[game.player1], config.specs[game.player2]),
+        seated_specs(config, game),
         config.tc,
         gods=game.gods,
         opening=game.opening,
@@ -90,6 +106,31 @@ def game_setup(config: TournamentConfig, game: ScheduledGame) -> GameSetup:
         round=str(game.round),
         game_number=game.number,
     )
+
+
+async def seat_refusals(specs: tuple[EngineSpec, ...], seats: int, io_log: IoLog | None = None) -> list[str]:
+    """Start each engine once, read its handshake, and return one line for each that did not
+    declare ``seats``-seat games (``feature players``) or could not be started: checked before
+    any game of a three- or four-seat tournament starts (SPEC.md section 10.1)."""
+    lines: dict[int, str] = {}
+
+    async def check(i: int, spec: EngineSpec, nursery: trio.Nursery) -> None:
+        try:
+            engine = await Engine.start(nursery, spec, io_log=io_log)
+        except EngineFailure as exc:
+            lines[i] = exc.detail if spec.name in exc.detail else f"{spec.name}: {exc.detail}"
+            return
+        try:
+            refusal = engine.seats_refusal(seats)
+            if refusal is not None:
+                lines[i] = refusal
+        finally:
+            await engine.aclose()
+
+    async with trio.open_nursery() as engines, trio.open_nursery() as checks:
+        for i, spec in enumerate(specs):
+            checks.start_soon(check, i, spec, engines)
+    return [lines[i] for i in sorted(lines)]
 
 
 class LocalBackend:
@@ -130,16 +171,18 @@ class LocalBackend:
             recv: trio.MemoryReceiveChannel[ScheduledGame], send: trio.MemorySendChannel[GameRecord | LostGame]
         ) -> None:
             async with recv, send, trio.open_nursery() as engine_nursery:
-                pool = EnginePool(engine_nursery, self.io_log)
+                pool = EnginePool(engine_nursery, self.io_log, capacity=max(ENGINES_PER_WORKER, config.players))
                 try:
                     async for game in recv:
                         started(game)
-                        specs = (config.specs[game.player1], config.specs[game.player2])
-                        keep = {specs[0].name, specs[1].name}
+                        specs = seated_specs(config, game)
+                        running = [replace(spec, name=name) for spec, name in zip(
+                            specs, instance_names(tuple(s.name for s in specs)), strict=True)]
+                        keep = {spec.name for spec in running}
                         report = await play_or_forfeit(
-                            (partial(pool.get, specs[0], keep), partial(pool.get, specs[1], keep)),
+                            [_getter(pool, spec, keep) for spec in running],
                             game_setup(config, game),
-                            (specs[0].name, specs[1].name),
+                            [spec.name for spec in specs],
                         )
                         await send.send(report.record)
                 finally:
@@ -148,6 +191,13 @@ class LocalBackend:
         async with trio.open_nursery() as nursery, results, games:
             for _ in range(workers):
                 nursery.start_soon(worker, games.clone(), results.clone())
+
+
+def _getter(pool: EnginePool, spec: EngineSpec, keep: set[str]) -> Callable[[], Awaitable[Engine]]:
+    async def get() -> Engine:
+        return await pool.get(spec, keep)
+
+    return get
 
 
 async def run_tournament(
@@ -168,9 +218,7 @@ async def run_tournament(
     """
     backend = backend or LocalBackend(config, io_log)
     names = [s.name for s in config.specs]
-    standings = Standings()
-    for name in names:
-        standings.add_engine(name)
+    standings = new_standings(config)
     existing, damage = files.open()
     for frame in damage:
         emit(f"Warning: {files.directory / 'games.msgpack'}: skipped damaged bytes at {frame.offset}: {frame.reason}")
@@ -181,7 +229,7 @@ async def run_tournament(
         if number is None or number in done or number > len(config.schedule):
             continue
         done.add(number)
-        _count(standings, record, number)
+        count_game(standings, record, number)
         result.records.append(record)
     result.resumed = len(done)
     todo = [g for g in config.schedule if g.number not in done]
@@ -193,7 +241,7 @@ async def run_tournament(
     by_number = {g.number: g for g in config.schedule}
 
     def started(game: ScheduledGame) -> None:
-        emit(f"Started game {game.number} of {result.total} ({names[game.player1]} vs {names[game.player2]})")
+        emit(f"Started game {game.number} of {result.total} ({versus(tuple(names[i] for i in game.seats))})")
 
     async with trio.open_nursery() as nursery:
 
@@ -229,19 +277,17 @@ async def run_tournament(
                 done.add(number)
                 result.played += 1
                 result.records.append(record)
-                _count(standings, record, number)
-                pair_names = (names[game.player1], names[game.player2])
-                outcome = Outcome.from_record(record)
-                reason = outcome.reason(pair_names)
-                emit(f"Finished game {number} ({pair_names[0]} vs {pair_names[1]}): {outcome.result} {{{reason}}}")
+                outcome = count_game(standings, record, number)
+                seated = tuple(names[i] for i in game.seats)
+                emit(f"Finished game {number} ({versus(seated)}): {outcome.result} {{{outcome.reason(seated)}}}")
                 if progress is not None:
                     progress(len(done), result.total, time.monotonic() - started_at)
-                if config.sprt is not None:
+                if config.sprt is not None and isinstance(standings, Standings):
                     llr = llr_pentanomial(standings.pairs(names[0], names[1]).ptnml, config.sprt)
                     status = sprt_status(llr, config.sprt)
                     if status is not SprtStatus.CONTINUE:
                         result.sprt = status
-                        emit(standings.results_block(names[0], names[1], _details(config), config.sprt))
+                        emit(standings.results_block(names[0], names[1], match_details(config), config.sprt))
                         emit(format_sprt_result(status, config.sprt) or "")
                         break
                 if len(done) % interval == 0 and len(done) < result.total:
@@ -251,46 +297,3 @@ async def run_tournament(
         raise Interrupted(stop_reason[0])
     result.complete = result.sprt is not None or len(done) == result.total
     return result
-
-
-def _count(standings: Standings, record: GameRecord, number: int) -> None:
-    p1, p2 = record.players
-    standings.record(p1, p2, Outcome.from_record(record).winner, record.termination, game_number=number)
-
-
-def _details(config: TournamentConfig) -> str:
-    return f"{config.tc}, {config.settings.gods}"
-
-
-def standings_block(config: TournamentConfig, standings: Standings) -> str:
-    """The periodic block: the pair's results (two engines) or the ranking, plus terminations."""
-    names = [s.name for s in config.specs]
-    if len(names) == 2:
-        text = standings.results_block(names[0], names[1], _details(config), config.sprt)
-        if config.sprt is not None:
-            llr = llr_pentanomial(standings.pairs(names[0], names[1]).ptnml, config.sprt)
-            text += "\n" + format_llr_line(llr, config.sprt)
-    else:
-        text = standings.format_ranking()
-    return text + "\n" + termination_table(standings, names)
-
-
-#: The losses table's columns: every tag an engine loses by other than the opponent's winning turn,
-#: the engine failures first (what a tester looks for).
-LOSS_COLUMNS = (
-    Termination.TIME, Termination.ILLEGAL, Termination.CRASH, Termination.STALL, Termination.ENGINE_ERROR,
-    Termination.LIMIT, Termination.RESIGN, Termination.NO_MOVES,
-)
-
-
-def termination_table(standings: Standings, names: list[str]) -> str:
-    """Per-engine losses by termination tag (time, illegal, crash, stall...), then wins."""
-    tags = [t.value for t in LOSS_COLUMNS]
-    width = max(len(n) for n in [*names, "Engine"])
-    lines = [f"{'Engine':<{width}}  {'W':>5} {'L':>5}  losses: " + " ".join(f"{t:>12}" for t in tags)]
-    for name in names:
-        t = standings.tally(name)
-        losses = " ".join(f"{t.losses_by.get(tag, 0):>12}" for tag in tags)
-        lines.append(f"{name:<{width}}  {t.wins:>5} {t.losses:>5}          {losses}")
-    return "\n".join(lines)
-
