@@ -105,7 +105,9 @@ class Outcome:
         phrase = _win_phrase(names[decider - 1], t) or _loss_phrase(names[decider - 1], t, d)
         if len(self.placings) == 4:
             team = list(dict.fromkeys(names[s] for s, p in enumerate(self.placings) if p == 1))
-            return f"{phrase}: {' and '.join(team)} win" if len(team) > 1 else f"{phrase}: {team[0]} wins"
+            if len(team) > 1:
+                return f"{phrase}: {' and '.join(team)} win"
+            return phrase if t in _WINS else f"{phrase}: {team[0]} wins"  # never "A wins by ...: A wins"
         if t not in _WINS:
             phrase += f", so {names[self.winner - 1]} wins as the last player in"
         if self.eliminated:
