@@ -386,7 +386,12 @@ def has_turn(pos: Position) -> bool:
     build on the square just vacated), so one reachable square per worker settles it.
     """
     me = pos.to_move
-    mine, theirs = split_sides(pos.workers, me)
+    w = pos.workers
+    if len(w) == 2:  # split_sides, inlined: asked before every turn the referee requests
+        g = me & 1
+        mine, theirs = w[g], w[g ^ 1]
+    else:
+        mine, theirs = split_sides(w, me)
     if not mine:  # a placement needs two free squares
         return (BB_ALL & ~(theirs | pos.domes)).bit_count() >= 2
     if pos.gods[me] in _FAST_COUNT:
@@ -547,7 +552,12 @@ def plain_turn(pos: Position, text: str) -> tuple[int, RawState] | None:
     tested on every legal turn of random games and on near misses.
     """
     me = pos.to_move
-    mine, theirs = split_sides(pos.workers, me)
+    w = pos.workers
+    if len(w) == 2:  # split_sides, inlined: this is on every checked turn's path
+        g = me & 1
+        mine, theirs = w[g], w[g ^ 1]
+    else:
+        mine, theirs = split_sides(w, me)
     if not mine:
         place = _PLACEMENT_SHAPES.get(text)
         if place is None or (place[0] | place[1]) & (theirs | pos.domes):

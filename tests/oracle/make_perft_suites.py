@@ -1,11 +1,11 @@
-"""Write the god perft suites protocol/perft/<god>.tsv from the reference oracle.
+"""Write the perft suites protocol/perft/<god>.tsv, 3p.tsv and 4p.tsv from the reference oracle.
 
 Why a script: the suites are data the rules engine is tested against, so they must be reproducible.
 Every position is listed here with its comment; positions with a ``hand`` count were also counted by
 hand at depth 1 (the reasoning is the comment), and the script refuses to write a suite if the oracle
 disagrees with the hand count.  Run from the repository root:
 
-    python tests/oracle/make_perft_suites.py
+    python tests/oracle/make_perft_suites.py [SUITE ...]
 
 base.tsv is not generated: its rows are copied from the base-game table of SPEC.md section 3.4.
 """
@@ -41,6 +41,24 @@ def sps(gods: str, p1: str, p2: str, h: str = "", d: str = "", tomove: int = 1,
     board = "/".join("".join(grid[(f, r)] for f in "abcde") for r in range(5, 0, -1))
     sides = ",".join(sorted(p1.split())) + "/" + ",".join(sorted(p2.split()))
     text = f"{gods};{board};{sides};{tomove};{turn}"
+    parse_sps(text)  # validate
+    return text
+
+
+def nsps(gods: str, groups: list[str], h: str = "", d: str = "", tomove: int = 1, turn: int = 2,
+         board: str | None = None) -> str:
+    """An SPS of 3 or 4 seats from readable parts: groups=["a1 e5", "x", "-"] (3p: one per seat; 4p:
+    team A (seats 1 and 3) then team B (seats 2 and 4)); h and d as for ``sps``, or a whole board."""
+    grid = {(f, r): "0" for f in "abcde" for r in range(1, 6)}
+    for item in h.split():
+        sq, value = item.split("=")
+        grid[(sq[0], int(sq[1]))] = value
+    for sq in d.split():
+        grid[(sq[0], int(sq[1]))] = "4"
+    if board is None:
+        board = "/".join("".join(grid[(f, r)] for f in "abcde") for r in range(5, 0, -1))
+    workers = "/".join(g if g in ("-", "x") else ",".join(sorted(g.split())) for g in groups)
+    text = f"{gods};{board};{workers};{tomove};{turn}"
     parse_sps(text)  # validate
     return text
 
@@ -225,14 +243,169 @@ SUITES: dict[str, list[Case]] = {
 }
 
 
+# --- Three and four seats (SPEC.md section 15) ---------------------------------------------------
+
+G3 = "apollo/minotaur/pan"  # the three-seat start of SPEC.md section 15
+G4 = "apollo/minotaur/pan/athena"
+EMPTY = "00000/00000/00000/00000/00000"
+#: Case A: Apollo (seat 1) on c3 between a Pan worker (c4, seat 3) and a Minotaur worker (d3, seat 2).
+CASE_A_DOMES = "b2 b3 b4 c2 d2 d4 d5 e4"
+#: Case C: seat 2's workers boxed in on a1 (Pan's b1 blocks it, the push square c1 is domed) and e5.
+CASE_C_DOMES = "a2 b2 c1 c2 d1 d2 e2 d4 d5 e4"
+#: Athena's restriction: the a1 worker may climb to a2 (level 1) or step to b1; the e5 worker may
+#: climb to d5 (level 1) or step to e4; a5 and e1 are boxed in.
+ATHENA_H = "a2=1 d5=1"
+ATHENA_D = "b2 d1 d2 e2 a4 b4 b5 d4"
+#: Case B and the 4p Minotaur: team A on c3,c4 with team B on d3; everything else around is domed.
+PAIR_D = "b2 b3 b4 b5 c2 d2 d4 d5"
+
+THREE: list[Case] = [
+    Case("3p start: seat 1 places two workers on any two of 25 squares. hand d1=C(25,2)=300",
+         f"{G3};{EMPTY};-/-/-;1;1", hand=300, max_depth=2),
+    Case("3p placement: seat 2 places on two of the 23 free squares. hand d1=C(23,2)=253",
+         f"{G3};{EMPTY};b3,d3/-/-;2;1", hand=253, max_depth=2),
+    Case("3p placement: seat 3 places last (C(21,2)=210), then seat 1 plays in round 2. hand d1=210",
+         f"{G3};{EMPTY};b3,d3/c2,c4/-;3;1", hand=210, max_depth=2),
+    Case("3p after placement, seat 1 (Apollo) to move in round 2; c4 and c2 are seat 2's (swappable)",
+         f"{G3};{EMPTY};b3,d3/c2,c4/a1,e5;1;2"),
+    Case("worked case A: Apollo (seat 1) on c3 swaps with either opponent: c3xc4 (Pan, seat 3) builds "
+         "b5 c5, c3xd3 (Minotaur, seat 2) builds e2 e3; b2 b3 b4 c2 d2 d4 domes, e5 boxed. hand d1=4",
+         nsps(G3, ["c3 e5", "a1 d3", "a5 c4"], d=CASE_A_DOMES, tomove=1, turn=6), hand=4),
+    Case("Minotaur (seat 2) on c3: c3xb4 pushes seat 1 to a5 (builds a3 a4 b5 c3); c3xc4 is blocked "
+         "because the push square c5 holds seat 3's worker; c3xd3 pushes seat 3 to e3 (builds c3 e2 "
+         "e4); a1 boxed. hand d1=7",
+         nsps(G3, ["b4 c4", "a1 c3", "c5 d3"], d="a2 b1 b2 b3 c2 d2 d4", tomove=2, turn=6), hand=7),
+    Case("worked case C: seat 2 (Minotaur: a1 blocked by Pan's b1, whose push square c1 is a dome; e5 "
+         "boxed) has no complete turn and is eliminated without using depth; seat 3 moves in the same "
+         "round onto the freed a1: b1-a1+b1 is its only turn. hand d1=1",
+         nsps(G3, ["b4 c4", "a1 e5", "b1 e1"], d=CASE_C_DOMES, tomove=2, turn=5), hand=1),
+    Case("case C one step on: seat 3 to move after seat 2's elimination (x), then seat 1 in round 6. "
+         "hand d1=1",
+         nsps(G3, ["b4 c4", "x", "b1 e1"], d=CASE_C_DOMES, tomove=3, turn=5), hand=1),
+    Case("seat 3 (Pan on a1 and e1, both boxed in by domes) has no complete turn: eliminated, and seat 1 "
+         "moves next in round 8 (the eliminated seat counts as the seat that just moved)",
+         nsps(G3, ["b4 c4", "c2 d3", "a1 e1"], d="a2 b1 b2 d1 d2 e2", tomove=3, turn=7)),
+    Case("seat 3 has no complete turn and seat 2 is already out: seat 1 is the only seat left and wins; "
+         "no leaves at any depth. hand d1=0",
+         nsps(G3, ["b4 c4", "x", "a1 e1"], d="a2 b1 b2 d1 d2 e2", tomove=3, turn=7), hand=0),
+    Case("seats 2 and 3 both have no complete turn: seat 2 is eliminated, then seat 3, leaving seat 1 "
+         "alone: 0 at every depth. hand d1=0",
+         nsps(G3, ["c3 c4", "a5 e5", "a1 e1"], d="a2 b1 b2 d1 d2 e2 a4 b4 b5 d4 d5 e4", tomove=2, turn=7),
+         hand=0),
+    Case("Athena (seat 1) to move: her climb c4-d5 sets athena[up] for both seats after her; c3 and c4 "
+         "are hers, seat 2 (Pan) a1,e1, seat 3 (Minotaur) a5,e5",
+         nsps("athena/pan/minotaur", ["c3 c4", "a1 e1", "a5 e5"], h=ATHENA_H, d=ATHENA_D, tomove=1, turn=9)),
+    Case("athena[up], seat 2 restricted: a1-a2 is up, so only a1-b1 builds a1 a2 c1 c2. hand d1=4",
+         nsps("athena[up]/pan/minotaur", ["c3 c4", "a1 e1", "a5 e5"], h=ATHENA_H, d=ATHENA_D, tomove=2,
+              turn=9), hand=4),
+    Case("athena[up] still holds for seat 3, the second opponent: e5-d5 is up, e5-e4 builds d3 d5 e3 "
+         "e5. hand d1=4",
+         nsps("athena[up]/pan/minotaur", ["c3 c4", "a1 e1", "a5 e5"], h=ATHENA_H, d=ATHENA_D, tomove=3,
+              turn=9), hand=4),
+    Case("same without the tag: e5-d5 adds builds c5 e4 e5 (c4 is Athena's). hand d1=7",
+         nsps("athena/pan/minotaur", ["c3 c4", "a1 e1", "a5 e5"], h=ATHENA_H, d=ATHENA_D, tomove=3,
+              turn=9), hand=7),
+    Case("athena[up] eliminates seat 2 (its only move a1-a2 is up: b1 domed), and the tag outlives the "
+         "elimination: seat 3 is still restricted. hand d1=4",
+         nsps("athena[up]/pan/minotaur", ["c3 c4", "a1 e1", "a5 e5"], h=ATHENA_H, d=ATHENA_D + " b1",
+              tomove=2, turn=9), hand=4),
+    Case("seat 2 out (x): seats 1 and 3 alternate on the midgame board; seat 3's turn ends the round",
+         nsps("athena/apollo/minotaur", ["b4 e2", "x", "b2 d4"], board=MID, tomove=3, turn=22)),
+    Case("seat 1 out (x): seat 2 (Apollo) to move, then seat 3, then seat 2 in the next round",
+         nsps("athena/apollo/minotaur", ["x", "b4 e2", "b2 d4"], board=MID, tomove=2, turn=22)),
+    Case("Prometheus, Artemis, Demeter on the midgame board, seat 1 to move",
+         nsps("prometheus/artemis/demeter", ["b4 e2", "b2 d4", "a3 c2"], board=MID, turn=22)),
+    Case("Artemis (seat 2) to move on the midgame board, Prometheus and Demeter around",
+         nsps("prometheus/artemis/demeter", ["b4 e2", "b2 d4", "a3 c2"], board=MID, tomove=2,
+              turn=22)),
+    Case("Hermes, Atlas, Hephaestus on the midgame board, seat 3 (Hephaestus) to move",
+         nsps("hermes/atlas/hephaestus", ["b4 e2", "b2 d4", "a3 c2"], board=MID, tomove=3, turn=22)),
+    Case("Hermes (seat 1) to move: power turns around the workers of two opponent seats",
+         nsps("hermes/atlas/hephaestus", ["b4 e2", "b2 d4", "a3 c2"], board=MID, tomove=1, turn=22)),
+    Case("Pan, Apollo, Minotaur on the midgame board, seat 1 (Pan) to move: drops win",
+         nsps("pan/apollo/minotaur", ["b4 e2", "b2 d4", "a3 c2"], board=MID, tomove=1, turn=22)),
+]
+
+FOUR: list[Case] = [
+    Case("4p start: seat 1 places team A (seats 1 and 3). hand d1=C(25,2)=300",
+         f"{G4};{EMPTY};-/-;1;1", hand=300, max_depth=2),
+    Case("4p placement: seat 2 places team B on two of 23 squares, then seat 3 plays in round 1. "
+         "hand d1=C(23,2)=253",
+         f"{G4};{EMPTY};b3,d3/-;2;1", hand=253, max_depth=2),
+    Case("4p after placement: seat 3 (Pan) takes the first play turn, round 1; both team A workers are "
+         "its own",
+         f"{G4};{EMPTY};b3,d3/c2,c4;3;1"),
+    Case("worked case B: seat 1 (Apollo) never swaps with c4 or c3 (team A, its own team); it may swap "
+         "either team A worker with team B's d3: c3xd3 and c4xd3 each build e2 e3 e4. hand d1=6",
+         nsps(G4, ["c3 c4", "a1 d3"], d=PAIR_D + " c5", tomove=1, turn=4), hand=6),
+    Case("4p Minotaur (seat 1) pushes team B only: c3xd3 (to e3) builds c3 e2 e4, c4xd3 (to e2) builds "
+         "c4 e3 e4, c4-c5 builds c4; c3xc4 (teammate, push square c5 free) is no turn. hand d1=7",
+         nsps("minotaur/apollo/pan/athena", ["c3 c4", "a1 d3"], d=PAIR_D, tomove=1, turn=4), hand=7),
+    Case("seat 3 must move the team worker on c3 (a1 is boxed in): c3-d3 builds c3 e2 e3 e4. hand d1=4",
+         nsps("pan/apollo/minotaur/athena", ["a1 c3", "a5 e5"], d="a2 b1 b2 b3 b4 c2 c4 d2 d4", tomove=3,
+              turn=4), hand=4),
+    Case("the same team one turn earlier: seat 1 (Pan) moves the c3 worker, seat 2 answers, seat 3 moves "
+         "that worker again",
+         nsps("pan/apollo/minotaur/athena", ["a1 c3", "a5 e5"], d="a2 b1 b2 b3 b4 c2 c4 d2 d4", tomove=1,
+              turn=4)),
+    Case("team A (seat 3 to move) has no complete turn: it loses at once, no elimination in 4p. hand d1=0",
+         nsps(G4, ["a1 e1", "c3 e5"], d="a2 b1 b2 d1 d2 e2", tomove=3, turn=4), hand=0),
+    Case("worked case D: Athena (seat 2) to move: e5-d5 (up) sets athena[up], e5-e4 does not; both "
+         "build 4 ways. hand d1=8",
+         nsps("apollo/athena/minotaur/pan", ["a1 e1", "a5 e5"], h=ATHENA_H, d=ATHENA_D, tomove=2, turn=5),
+         hand=8),
+    Case("case D, seat 3 (opponent) under athena[up]: a1-a2 is up, a1-b1 builds a1 a2 c1 c2. hand d1=4",
+         nsps("apollo/athena[up]/minotaur/pan", ["a1 e1", "a5 e5"], h=ATHENA_H, d=ATHENA_D, tomove=3,
+              turn=5), hand=4),
+    Case("case D, seat 4 (Athena's teammate) is not restricted and keeps the tag for seat 1: e5-d5 and "
+         "e5-e4, 4 builds each. hand d1=8",
+         nsps("apollo/athena[up]/minotaur/pan", ["a1 e1", "a5 e5"], h=ATHENA_H, d=ATHENA_D, tomove=4,
+              turn=5), hand=8),
+    Case("case D, seat 1 (the other opponent) still restricted in the next round. hand d1=4",
+         nsps("apollo/athena[up]/minotaur/pan", ["a1 e1", "a5 e5"], h=ATHENA_H, d=ATHENA_D, tomove=1,
+              turn=6), hand=4),
+    Case("Hermes (seat 3) moves team A's two workers: corridor a1-b1-c1 (a2 b2 c2 d1 d2 domed); "
+         "endpoint sets give +c1, b1-c1+b1, a1-c1+a1. hand d1=3",
+         nsps("apollo/minotaur/hermes/athena", ["a1 b1", "a5 e5"], d="a2 b2 c2 d1 d2", tomove=3, turn=4),
+         hand=3),
+    Case("Hermes (seat 2, team B) on the midgame board, team A's workers in the way",
+         nsps("artemis/hermes/prometheus/demeter", ["b4 e2", "b2 d4"], board=MID, tomove=2,
+              turn=22)),
+    Case("Artemis, Hermes, Prometheus, Demeter on the midgame board, seat 3 (Prometheus) to move",
+         nsps("artemis/hermes/prometheus/demeter", ["b4 e2", "b2 d4"], board=MID, tomove=3,
+              turn=22)),
+    Case("Apollo (seat 4) and Minotaur (seat 1) around each other on the midgame board, seat 4 to move",
+         nsps("minotaur/atlas/pan/apollo", ["b4 e2", "b2 d4"], board=MID, tomove=4, turn=22)),
+]
+
+SUITES["3p"] = THREE
+SUITES["4p"] = FOUR
+
+#: Header lines of the N-seat suites (the god suites get the two-seat header of ``write_suite``).
+NSEAT_HEADERS = {
+    "3p": ["# Perft suite: three seats (SPEC.md sections 3.4 and 15). SPS<TAB>depth<TAB>count.",
+           "# Counts are distinct canonical STN turns at the leaves; a winning turn is one leaf; a seat",
+           "# with no complete turn is eliminated without using depth (the count is the next seat's),",
+           "# and when one seat would remain the count is 0; perft at depth 0 is always 1."],
+    "4p": ["# Perft suite: four seats in two teams (SPEC.md sections 3.4 and 15). SPS<TAB>depth<TAB>count.",
+           "# Counts are distinct canonical STN turns at the leaves; a winning turn is one leaf; a seat",
+           "# with no complete turn loses for its team and has no children."],
+}
+
+
 def write_suite(god: str, cases: list[Case]) -> float:
     """Compute and write one suite; return the oracle time spent."""
-    lines = [
-        f"# Perft suite: {god}. Format (SPEC.md section 3.4): SPS<TAB>depth<TAB>count.",
-        "# Counts are distinct canonical STN turns at the leaves; a winning turn is one leaf;",
-        "# a side with no legal turn has no children. Computed by tests/oracle/reference.py",
-        "# (tests/oracle/make_perft_suites.py); 'hand' cases were also counted by hand at depth 1.",
-    ]
+    if god in NSEAT_HEADERS:
+        lines = [*NSEAT_HEADERS[god],
+                 "# Computed by tests/oracle/reference.py (tests/oracle/make_perft_suites.py); 'hand' cases",
+                 "# were also counted by hand at depth 1."]
+    else:
+        lines = [
+            f"# Perft suite: {god}. Format (SPEC.md section 3.4): SPS<TAB>depth<TAB>count.",
+            "# Counts are distinct canonical STN turns at the leaves; a winning turn is one leaf;",
+            "# a side with no legal turn has no children. Computed by tests/oracle/reference.py",
+            "# (tests/oracle/make_perft_suites.py); 'hand' cases were also counted by hand at depth 1.",
+        ]
     spent = 0.0
     for case in cases:
         lines.append("")

@@ -2,15 +2,20 @@
 
 Why it exists: the referee's bitboard engine must be checked against something that shares none of
 its code or structure.  This module re-derives every ruling of SPEC.md section 1 (and the
-SPS/STN/perft contract of SPEC.md sections 2 and 3) the slow, obvious way:
+SPS/STN/perft contract of SPEC.md sections 2 and 3), and the three- and four-seat game of SPEC.md
+section 15, the slow, obvious way:
 
 * a square is a coordinate pair ``(file 0-4, rank 1-5)``; tuple order equals the canonical string
   order of square names (``a1 < a2 < ... < e5``);
 * the board is a dict of 25 heights (0-3) plus a separate set of domed squares;
+* workers are kept per *group* exactly as SPS writes them (two players; three seats; two teams of
+  four seats), and a mover's "opponents" are simply the workers of every other group;
 * a turn is found by walking its action sequence step by step (placement; [Prometheus pre-build]
   step [Artemis second step] build(s); or a Hermes power turn), writing its canonical STN as it goes,
   and collecting the results in a dict keyed by STN.  Two sequences that give one STN must give one
-  successor, and the oracle checks that on every call.
+  successor, and the oracle checks that on every call;
+* a three-seat elimination is a separate step (``eliminate``) applied when the seat to move has no
+  complete turn, never a turn.
 
 It imports nothing from ``santorini_server`` on purpose.  Speed is not a goal.
 """
@@ -19,9 +24,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Iterator
+from typing import Iterator, Union
 
-__all__ = ["reference_legal", "reference_perft", "parse_sps", "format_sps", "Position"]
+__all__ = [
+    "reference_legal", "reference_legal_json", "reference_perft", "parse_sps", "format_sps",
+    "Position", "legal_turns", "eliminate", "ELIMINATED",
+]
 
 FILES = "abcde"
 KNOWN_GODS = frozenset(
@@ -30,6 +38,10 @@ KNOWN_GODS = frozenset(
 )
 
 Square = tuple[int, int]  # (file index 0-4, rank 1-5)
+Pair = tuple[Square, Square]
+#: One SPS worker group: a sorted pair of squares, None for "-" (not placed yet), ELIMINATED for "x".
+Group = Union[Pair, None, str]
+ELIMINATED = "x"
 
 ALL_SQUARES: list[Square] = [(f, r) for f in range(5) for r in range(1, 6)]  # canonical order
 
@@ -61,17 +73,71 @@ def square(text: str) -> Square:
     return (FILES.index(text[0]), int(text[1]))
 
 
+# ---------------------------------------------------------------------------------------------
+# Seats and groups.  Seats are numbered 1..N as in SPS.
+
+def group_count(nseats: int) -> int:
+    """SPS worker groups: one per player (2), one per seat (3), one per team (4)."""
+    return 3 if nseats == 3 else 2
+
+
+def group_of(nseats: int, seat: int) -> int:
+    """Index of the worker group seat ``seat`` (1-based) moves: 4 seats share by team (1,3 / 2,4)."""
+    return (seat - 1) % 2 if nseats == 4 else seat - 1
+
+
+def placing_seat(nseats: int, group: int) -> int:
+    """The seat that places group ``group``: in four seats seat 1 places team A and seat 2 team B."""
+    return group + 1
+
+
 @dataclass(frozen=True)
 class Position:
-    """One SPS, unpacked.  ``workers[i]`` is player i+1's sorted worker pair, or None if unplaced."""
+    """One SPS, unpacked.
 
-    gods: tuple[str, str]
-    athena_up: bool  # Athena (the side *not* to move) moved up on her last turn
+    ``workers[g]`` is worker group g (see ``group_of``): a sorted pair, None if not placed yet, or
+    ELIMINATED (three seats only).  ``athena_up``: Athena moved up on her most recent turn and it is
+    not her turn (the tag outlives the turns of the seats between, SPEC.md section 15).
+    """
+
+    gods: tuple[str, ...]  # one per seat
+    athena_up: bool
     height: dict[Square, int]  # 0-3 blocks; a domed square keeps the level it was domed at
     domes: frozenset[Square]
-    workers: tuple[tuple[Square, Square] | None, tuple[Square, Square] | None]
-    tomove: int  # 1 or 2
+    workers: tuple[Group, ...]
+    tomove: int  # 1..N
     turn: int
+
+    @property
+    def nseats(self) -> int:
+        return len(self.gods)
+
+    def eliminated(self, seat: int) -> bool:
+        return self.nseats == 3 and self.workers[seat - 1] == ELIMINATED
+
+    def live_seats(self) -> list[int]:
+        return [s for s in range(1, self.nseats + 1) if not self.eliminated(s)]
+
+    def athena_seat(self) -> int | None:
+        return self.gods.index("athena") + 1 if "athena" in self.gods else None
+
+
+def _next_seat(nseats: int, workers: tuple[Group, ...] | list[Group], seat: int) -> int:
+    """The next seat after ``seat`` in the cycle 1..N that is not eliminated."""
+    candidate = seat
+    for _ in range(nseats):
+        candidate = candidate % nseats + 1
+        if not (nseats == 3 and workers[candidate - 1] == ELIMINATED):
+            return candidate
+    raise AssertionError("no seat left")
+
+
+def _restricted(pos: Position) -> bool:
+    """May the seat to move not move up?  Athena's tag binds every opponent seat, never her teammate."""
+    athena = pos.athena_seat()
+    if not pos.athena_up or athena is None:
+        return False
+    return group_of(pos.nseats, pos.tomove) != group_of(pos.nseats, athena)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -79,15 +145,15 @@ class Position:
 
 _SQ = r"[a-e][1-5]"
 _GOD = r"[a-z]+(?:\[[a-z0-9,]*\])?"
-_SIDE = rf"(?:-|{_SQ},{_SQ})"
+_GROUP = rf"(?:-|x|{_SQ},{_SQ})"
 _SPS_RE = re.compile(
-    rf"(?P<g1>{_GOD})/(?P<g2>{_GOD});(?P<board>[0-4]{{5}}(?:/[0-4]{{5}}){{4}});"
-    rf"(?P<w1>{_SIDE})/(?P<w2>{_SIDE});(?P<stm>[12]);(?P<turn>[1-9][0-9]*)"
+    rf"(?P<gods>{_GOD}(?:/{_GOD}){{1,3}});(?P<board>[0-4]{{5}}(?:/[0-4]{{5}}){{4}});"
+    rf"(?P<workers>{_GROUP}(?:/{_GROUP}){{1,2}});(?P<stm>[1-4]);(?P<turn>[1-9][0-9]*)"
 )
 
 
 def parse_sps(sps: str) -> Position:
-    """Parse and validate an SPS (SPEC.md section 2); ValueError if it is not a legal position.
+    """Parse and validate an SPS of 2, 3 or 4 seats; ValueError if it is not a legal position.
 
     Non-canonical spellings (unsorted worker squares, Athena state where it does not belong) are
     rejected rather than repaired: the oracle should only ever see canonical positions.
@@ -97,15 +163,24 @@ def parse_sps(sps: str) -> Position:
         raise ValueError(f"not an SPS: {sps!r}")
     gods: list[str] = []
     states: list[str | None] = []
-    for token in (m["g1"], m["g2"]):
+    for token in m["gods"].split("/"):
         god, _, rest = token.partition("[")
         if god not in KNOWN_GODS:
             raise ValueError(f"unknown god {god!r}")
         gods.append(god)
         states.append(rest[:-1] if rest else None)
-    if gods[0] == gods[1] and gods[0] != "mortal":
-        raise ValueError("two players may not share one god")
+    nseats = len(gods)
+    if nseats == 2:
+        if gods[0] == gods[1] and gods[0] != "mortal":
+            raise ValueError("two players may not share one god")
+    else:
+        if "mortal" in gods:
+            raise ValueError("three and four seats play with gods only")
+        if len(set(gods)) != nseats:
+            raise ValueError("every seat has its own god")
     tomove = int(m["stm"])
+    if tomove > nseats:
+        raise ValueError(f"seat {tomove} to move in a {nseats}-seat game")
     turn = int(m["turn"])
 
     height: dict[Square, int] = {}
@@ -118,27 +193,43 @@ def parse_sps(sps: str) -> Position:
             if value == 4:
                 domes.add((f, rank))
 
-    sides: list[tuple[Square, Square] | None] = []
-    for text in (m["w1"], m["w2"]):
+    texts = m["workers"].split("/")
+    if len(texts) != group_count(nseats):
+        raise ValueError(f"{nseats} seats write {group_count(nseats)} worker groups, not {len(texts)}")
+    groups: list[Group] = []
+    for text in texts:
         if text == "-":
-            sides.append(None)
-            continue
-        a, b = (square(t) for t in text.split(","))
-        if not a < b:
-            raise ValueError(f"worker squares not distinct and in canonical order: {text}")
-        sides.append((a, b))
-    placed = [s for s in sides if s is not None]
-    all_workers = [sq for s in placed for sq in s]
+            groups.append(None)
+        elif text == ELIMINATED:
+            if nseats != 3:
+                raise ValueError("'x' (eliminated) exists only in three-seat games")
+            groups.append(ELIMINATED)
+        else:
+            a, b = (square(t) for t in text.split(","))
+            if not a < b:
+                raise ValueError(f"worker squares not distinct and in canonical order: {text}")
+            groups.append((a, b))
+    all_workers = [sq for g in groups if isinstance(g, tuple) for sq in g]
     if len(set(all_workers)) != len(all_workers):
         raise ValueError("two workers on one square")
     if any(sq in domes for sq in all_workers):
         raise ValueError("worker on a dome")
-    if sides[0] is None and not (sides[1] is None and tomove == 1):
-        raise ValueError("player 1 places first")
-    if sides[0] is not None and sides[1] is None and tomove != 2:
-        raise ValueError("player 2 must place next")
-    if (sides[0] is None or sides[1] is None) and turn != 1:
-        raise ValueError("placement turns are turn 1")
+    if groups.count(ELIMINATED) > nseats - 2:
+        raise ValueError("at least two seats stay in")
+
+    # Placement goes in seat order (four seats: seats 1 and 2 place teams A and B): the groups not
+    # yet placed are the last ones, the first of them belongs to the seat to move, all in round 1.
+    unplaced = [g for g, w in enumerate(groups) if w is None]
+    if unplaced:
+        first = unplaced[0]
+        if unplaced != list(range(first, len(groups))):
+            raise ValueError("a later seat has placed before an earlier one")
+        if tomove != placing_seat(nseats, first):
+            raise ValueError(f"seat {placing_seat(nseats, first)} must place next")
+        if turn != 1:
+            raise ValueError("placement turns are turn 1")
+    if nseats == 3 and groups[tomove - 1] == ELIMINATED:
+        raise ValueError("the seat to move is eliminated")
 
     athena_up = False
     for i, state in enumerate(states):
@@ -146,39 +237,51 @@ def parse_sps(sps: str) -> Position:
             continue
         if gods[i] != "athena" or state != "up":
             raise ValueError(f"unknown god state {gods[i]}[{state}]")
-        if tomove == i + 1 or None in sides:
-            raise ValueError("athena[up] is only written when Athena's opponent is to move")
+        if tomove == i + 1 or None in groups:
+            raise ValueError("athena[up] is only written when Athena is not to move, after placement")
+        if nseats == 3 and groups[i] == ELIMINATED:
+            raise ValueError("an eliminated Athena restricts nobody")
         athena_up = True
     return Position(
-        gods=(gods[0], gods[1]),
+        gods=tuple(gods),
         athena_up=athena_up,
         height=height,
         domes=frozenset(domes),
-        workers=(sides[0], sides[1]),
+        workers=tuple(groups),
         tomove=tomove,
         turn=turn,
     )
+
+
+def _group_text(group: Group) -> str:
+    if group is None:
+        return "-"
+    if group == ELIMINATED:
+        return ELIMINATED
+    assert isinstance(group, tuple)
+    return f"{name(group[0])},{name(group[1])}"
 
 
 def format_sps(pos: Position) -> str:
     """Canonical SPS of a position."""
     god_tokens = []
     for i, god in enumerate(pos.gods):
-        state = "[up]" if god == "athena" and pos.athena_up and pos.tomove != i + 1 else ""
-        god_tokens.append(god + state)
+        tagged = god == "athena" and pos.athena_up and pos.tomove != i + 1 and not pos.eliminated(i + 1)
+        god_tokens.append(god + ("[up]" if tagged else ""))
     rows = []
     for rank in range(5, 0, -1):
         rows.append("".join(
             "4" if (f, rank) in pos.domes else str(pos.height[(f, rank)]) for f in range(5)
         ))
-    sides = ["-" if s is None else f"{name(s[0])},{name(s[1])}" for s in pos.workers]
-    return f"{'/'.join(god_tokens)};{'/'.join(rows)};{'/'.join(sides)};{pos.tomove};{pos.turn}"
+    groups = "/".join(_group_text(g) for g in pos.workers)
+    return f"{'/'.join(god_tokens)};{'/'.join(rows)};{groups};{pos.tomove};{pos.turn}"
 
 
 # ---------------------------------------------------------------------------------------------
 # Turn enumeration
 
 Build = tuple[Square, bool]  # (square, True for an Atlas dome below level 3)
+Others = dict[Square, int]  # square of every worker the mover does not control -> its group
 
 
 def _apply_builds(height: dict[Square, int], domes: set[Square], builds: list[Build]) -> None:
@@ -194,23 +297,35 @@ def _apply_builds(height: dict[Square, int], domes: set[Square], builds: list[Bu
 def _successor(
     pos: Position,
     mine: tuple[Square, Square],
-    theirs: tuple[Square, Square] | None,
+    others: Others,
     height: dict[Square, int],
     domes: set[Square],
     athena_moved_up: bool,
 ) -> Position:
-    me = pos.tomove - 1
-    workers: list[tuple[Square, Square] | None] = [None, None]
-    workers[me] = (min(mine), max(mine))
-    workers[1 - me] = None if theirs is None else (min(theirs), max(theirs))
+    """The position after the seat to move completed a turn that did not win."""
+    n = pos.nseats
+    me = group_of(n, pos.tomove)
+    groups: list[Group] = list(pos.workers)
+    groups[me] = (min(mine), max(mine))
+    for g, old in enumerate(pos.workers):
+        if g != me and isinstance(old, tuple) and not all(others.get(sq) == g for sq in old):
+            squares = sorted(sq for sq, owner in others.items() if owner == g)  # one was displaced
+            assert len(squares) == 2
+            groups[g] = (squares[0], squares[1])
+    nxt = _next_seat(n, groups, pos.tomove)
+    # The tag is Athena's: her own turn sets or clears it; anyone else's turn leaves it alone; it is
+    # dropped as soon as she is to move again.
+    athena_up = athena_moved_up if pos.gods[pos.tomove - 1] == "athena" else pos.athena_up
+    if nxt == pos.athena_seat():
+        athena_up = False
     return Position(
         gods=pos.gods,
-        athena_up=athena_moved_up,
+        athena_up=athena_up,
         height=height,
         domes=frozenset(domes),
-        workers=(workers[0], workers[1]),
-        tomove=2 if pos.tomove == 1 else 1,
-        turn=pos.turn + 1 if pos.tomove == 2 else pos.turn,
+        workers=tuple(groups),
+        tomove=nxt,
+        turn=pos.turn + 1 if nxt < pos.tomove else pos.turn,
     )
 
 
@@ -234,22 +349,31 @@ def _build_choices(god: str, final: Square, height: dict[Square, int], domes: se
 
 
 def _step(god: str, frm: Square, to: Square, height: dict[Square, int], domes: set[Square],
-          partner: Square, theirs: tuple[Square, Square], max_up: int, *, may_enter_opponent: bool
-          ) -> tuple[str, tuple[Square, Square]] | None:
-    """One voluntary step; returns (operator, opponent workers afterwards) or None if illegal."""
+          partner: Square, others: Others, max_up: int, *, may_enter_opponent: bool
+          ) -> tuple[str, Others] | None:
+    """One voluntary step; returns (operator, the other workers afterwards) or None if illegal.
+
+    Every worker in ``others`` is an opponent's (the mover controls ``frm`` and ``partner``).
+    """
     if to in domes or to == partner or height[to] - height[frm] > max_up:
         return None
-    if to not in theirs:
-        return "-", theirs
+    if to not in others:
+        return "-", others
     if not may_enter_opponent:
         return None
+    owner = others[to]
     if god == "apollo":
-        return "x", tuple(frm if w == to else w for w in theirs)  # type: ignore[return-value]
+        after = {sq: g for sq, g in others.items() if sq != to}
+        after[frm] = owner
+        return "x", after
     if god == "minotaur":
         push = (2 * to[0] - frm[0], 2 * to[1] - frm[1])
-        if not _on_board(push) or push in domes or push == partner or push in theirs:
+        # The push square must be on the board and hold no dome and no worker of any seat.
+        if not _on_board(push) or push in domes or push == partner or push in others:
             return None
-        return "x", tuple(push if w == to else w for w in theirs)  # type: ignore[return-value]
+        after = {sq: g for sq, g in others.items() if sq != to}
+        after[push] = owner
+        return "x", after
     return None
 
 
@@ -260,23 +384,23 @@ def _wins(god: str, frm: Square, to: Square, height: dict[Square, int]) -> bool:
     return god == "pan" and height[frm] - height[to] >= 2
 
 
+def _others(pos: Position) -> Others:
+    me = group_of(pos.nseats, pos.tomove)
+    return {sq: g for g, w in enumerate(pos.workers) if g != me and isinstance(w, tuple) for sq in w}
+
+
 def _placements(pos: Position) -> Iterator[tuple[str, Position | None]]:
-    me = pos.tomove - 1
-    theirs = pos.workers[1 - me]
-    taken = set(theirs or ())
-    free = [sq for sq in ALL_SQUARES if sq not in pos.domes and sq not in taken]
+    others = _others(pos)
+    free = [sq for sq in ALL_SQUARES if sq not in pos.domes and sq not in others]
     for i, a in enumerate(free):
         for b in free[i + 1:]:
             yield (f"{name(a)},{name(b)}",
-                   _successor(pos, (a, b), theirs, dict(pos.height), set(pos.domes), False))
+                   _successor(pos, (a, b), others, dict(pos.height), set(pos.domes), False))
 
 
-def _hermes_power_turns(pos: Position) -> Iterator[tuple[str, Position | None]]:
+def _hermes_power_turns(pos: Position, start: Pair) -> Iterator[tuple[str, Position | None]]:
     """Hermes power turns: each worker roams at its own level; then one build by either worker."""
-    me = pos.tomove - 1
-    start = pos.workers[me]
-    theirs = pos.workers[1 - me]
-    assert start is not None and theirs is not None
+    others = _others(pos)
     levels = (pos.height[start[0]], pos.height[start[1]])
     seen = {start}
     frontier = [start]
@@ -285,7 +409,7 @@ def _hermes_power_turns(pos: Position) -> Iterator[tuple[str, Position | None]]:
         for i in (0, 1):
             here, other = config[i], config[1 - i]
             for n in NEIGHBOURS[here]:
-                if n in pos.domes or n == other or n in theirs or pos.height[n] != levels[i]:
+                if n in pos.domes or n == other or n in others or pos.height[n] != levels[i]:
                     continue
                 nxt = (n, other) if i == 0 else (other, n)
                 if nxt not in seen:
@@ -295,31 +419,29 @@ def _hermes_power_turns(pos: Position) -> Iterator[tuple[str, Position | None]]:
         vacated = sorted(set(start) - set(config))
         entered = sorted(set(config) - set(start))
         label = ",".join(f"{name(v)}-{name(e)}" for v, e in zip(vacated, entered))
-        occupied = set(config) | set(theirs)
+        occupied = set(config) | set(others)
         targets = {b for w in config for b in NEIGHBOURS[w]
                    if b not in pos.domes and b not in occupied}
         for b in targets:
             height = dict(pos.height)
             domes = set(pos.domes)
             _apply_builds(height, domes, [(b, False)])
-            yield f"{label}+{name(b)}", _successor(pos, config, theirs, height, domes, False)
+            yield f"{label}+{name(b)}", _successor(pos, config, others, height, domes, False)
 
 
-def _play_turns(pos: Position) -> Iterator[tuple[str, Position | None]]:
-    me = pos.tomove - 1
-    god = pos.gods[me]
-    mine = pos.workers[me]
-    theirs = pos.workers[1 - me]
-    assert mine is not None and theirs is not None
+def _play_turns(pos: Position, mine: Pair) -> Iterator[tuple[str, Position | None]]:
+    god = pos.gods[pos.tomove - 1]
+    others = _others(pos)
     if god == "hermes":
-        yield from _hermes_power_turns(pos)
+        yield from _hermes_power_turns(pos, mine)
+    restricted = _restricted(pos)
     for w in mine:
         partner = mine[1] if w == mine[0] else mine[0]
         # Prometheus: optional pre-build next to the worker that will move.
         pre_builds: list[Square | None] = [None]
         if god == "prometheus":
             pre_builds += [b for b in NEIGHBOURS[w]
-                           if b not in pos.domes and b != partner and b not in theirs]
+                           if b not in pos.domes and b != partner and b not in others]
         for pre in pre_builds:
             height = dict(pos.height)
             domes = set(pos.domes)
@@ -327,13 +449,13 @@ def _play_turns(pos: Position) -> Iterator[tuple[str, Position | None]]:
             if pre is not None:
                 _apply_builds(height, domes, [(pre, False)])
                 prefix = f"+{name(pre)}"
-            max_up = 0 if (pos.athena_up or pre is not None) else 1
+            max_up = 0 if (restricted or pre is not None) else 1
             for to in NEIGHBOURS[w]:
-                step = _step(god, w, to, height, domes, partner, theirs, max_up,
+                step = _step(god, w, to, height, domes, partner, others, max_up,
                              may_enter_opponent=True)
                 if step is None:
                     continue
-                op, theirs_after = step
+                op, others_after = step
                 label = f"{prefix}{name(w)}{op}{name(to)}"
                 if _wins(god, w, to, height):
                     yield label, None
@@ -344,7 +466,7 @@ def _play_turns(pos: Position) -> Iterator[tuple[str, Position | None]]:
                     for to2 in NEIGHBOURS[to]:
                         if to2 == w:
                             continue  # may not end where the turn started
-                        if _step(god, to, to2, height, domes, partner, theirs, max_up,
+                        if _step(god, to, to2, height, domes, partner, others, max_up,
                                  may_enter_opponent=False) is None:
                             continue
                         label2 = f"{label}-{name(to2)}"
@@ -354,19 +476,23 @@ def _play_turns(pos: Position) -> Iterator[tuple[str, Position | None]]:
                         endings.append((label2, to2))
                 athena_up = god == "athena" and height[to] > height[w]
                 for end_label, final in endings:
-                    occupied = {final, partner, *theirs_after}
+                    occupied = {final, partner, *others_after}
                     for builds in _build_choices(god, final, height, domes, occupied):
                         h2 = dict(height)
                         d2 = set(domes)
                         _apply_builds(h2, d2, builds)
                         yield (end_label + _build_label(builds),
-                               _successor(pos, (final, partner), theirs_after, h2, d2, athena_up))
+                               _successor(pos, (final, partner), others_after, h2, d2, athena_up))
 
 
 def legal_turns(pos: Position) -> dict[str, Position | None]:
-    """Canonical STN -> successor position (None for a winning turn)."""
-    me = pos.tomove - 1
-    sequences = _placements(pos) if pos.workers[me] is None else _play_turns(pos)
+    """Canonical STN -> successor position (None for a winning turn) for the seat to move."""
+    mine = pos.workers[group_of(pos.nseats, pos.tomove)]
+    if mine is None:
+        sequences = _placements(pos)
+    else:
+        assert isinstance(mine, tuple)
+        sequences = _play_turns(pos, mine)
     turns: dict[str, Position | None] = {}
     for stn, succ in sequences:
         if stn in turns and turns[stn] != succ:
@@ -375,10 +501,39 @@ def legal_turns(pos: Position) -> dict[str, Position | None]:
     return turns
 
 
+def eliminate(pos: Position) -> Position | int:
+    """Three seats: the seat to move, which has no complete turn, leaves the game.
+
+    Its workers leave the board and its god's effects end; the move passes to the next seat still in,
+    and the round counter treats the eliminated seat as the seat that just moved.  Returns the
+    position after, or the winning seat's number (1-based) when only one seat would remain.
+    """
+    if pos.nseats != 3:
+        raise ValueError("only a three-seat game eliminates a seat")
+    groups: list[Group] = list(pos.workers)
+    groups[pos.tomove - 1] = ELIMINATED
+    live = [s for s in (1, 2, 3) if groups[s - 1] != ELIMINATED]
+    if len(live) == 1:
+        return live[0]
+    nxt = _next_seat(3, groups, pos.tomove)
+    athena = pos.athena_seat()
+    athena_up = pos.athena_up and athena not in (pos.tomove, nxt)
+    return Position(
+        gods=pos.gods,
+        athena_up=athena_up,
+        height=pos.height,
+        domes=pos.domes,
+        workers=tuple(groups),
+        tomove=nxt,
+        turn=pos.turn + 1 if nxt < pos.tomove else pos.turn,
+    )
+
+
 def reference_legal(sps: str) -> dict[str, str | None]:
     """Every legal complete turn of ``sps`` as canonical STN -> successor SPS (None: the turn wins).
 
-    The oracle the rules engine's legal-move generator is compared against.
+    The oracle the rules engine's legal-move generator is compared against.  Empty when the seat to
+    move has no complete turn (it loses, or in three seats it is eliminated: see ``eliminate``).
     """
     return {
         stn: None if succ is None else format_sps(succ)
@@ -386,20 +541,49 @@ def reference_legal(sps: str) -> dict[str, str | None]:
     }
 
 
+def reference_legal_json(sps: str) -> dict[str, object]:
+    """What ``santorini legal --json`` prints for ``sps``, as the parsed JSON object.
+
+    ``{"sps", "status": "ongoing" | "lost" | "eliminated", "turns": {STN: SPS or "win"}}``; a
+    three-seat position whose seat to move has no complete turn is ``"eliminated"`` with ``"next"``
+    (the position after the elimination) or, when one seat would remain, ``"winner"`` (its number).
+    """
+    pos = parse_sps(sps)
+    turns = legal_turns(pos)
+    out: dict[str, object] = {
+        "sps": format_sps(pos),
+        "status": "ongoing" if turns else ("eliminated" if pos.nseats == 3 else "lost"),
+        "turns": {stn: "win" if succ is None else format_sps(succ) for stn, succ in sorted(turns.items())},
+    }
+    if not turns and pos.nseats == 3:
+        after = eliminate(pos)
+        if isinstance(after, int):
+            out["winner"] = after
+        else:
+            out["next"] = format_sps(after)
+    return out
+
+
 def _perft(pos: Position, depth: int) -> int:
     if depth == 0:
         return 1
     turns = legal_turns(pos)
+    if not turns:
+        if pos.nseats != 3:
+            return 0
+        after = eliminate(pos)  # an elimination is not a turn: it consumes no depth
+        return 0 if isinstance(after, int) else _perft(after, depth)
     if depth == 1:
         return len(turns)
     return sum(1 if succ is None else _perft(succ, depth - 1) for succ in turns.values())
 
 
 def reference_perft(sps: str, depth: int) -> int:
-    """Leaf count of the turn tree (SPEC.md section 3.4): distinct canonical STN at the leaves.
+    """Leaf count of the turn tree (SPEC.md sections 3.4 and 15): distinct canonical STN at the leaves.
 
     A winning turn is a leaf counted once at any remaining depth; a side with no legal turn has no
-    children; placing both workers is one turn.
+    children (two and four seats) or is eliminated without using depth (three seats: the count is the
+    next seat's, or 0 if one seat would remain); perft(p, 0) is 1; placing both workers is one turn.
     """
     if depth < 0:
         raise ValueError("depth must be >= 0")
