@@ -20,6 +20,9 @@ first legal turn.  Each argument switches on one fault:
 ``no-error``        accepts unknown gods silently (no ``error unsupported god``)
 ``mute-legalmoves`` claims ``feature legalmoves`` but never answers ``legalmoves``
 ``error-perft``     answers ``perft`` with ``error``
+``two-seats``       declares no ``feature players`` (two seats only; else it plays 2, 3 and 4)
+``keep-eliminated`` replays ``moves`` without eliminating a three-seat seat that has no turn
+``ignore-athena``   reads every ``athena[up]`` as plain ``athena``
 
 Stdlib + the rules core only.
 """
@@ -37,6 +40,7 @@ FAULTS = frozenset(
     [
         "late-ready", "double-bestmove", "no-stop", "ignore-quit", "illegal", "ignore-moves", "p1-clock", "early-infinite",
         "bad-info", "bad-gods", "crash-infinite", "no-error", "mute-legalmoves", "error-perft",
+        "two-seats", "keep-eliminated", "ignore-athena",
     ]
 )
 
@@ -120,9 +124,12 @@ class Bot:
             if words[1] == "startpos":
                 pos, rest = Position.start(self.gods), words[2:]
             else:
-                pos, rest = Position.from_sps(words[2]), words[3:]
+                sps = words[2].replace("[up]", "") if "ignore-athena" in self.faults else words[2]
+                pos, rest = Position.from_sps(sps), words[3:]
             if "ignore-moves" not in self.faults:
                 for turn in rest[1:]:
+                    if pos.nseats == 3 and "keep-eliminated" not in self.faults and pos.is_lost():
+                        pos = pos.eliminate() or pos  # a seat with no turn leaves (SPEC.md section 15.5)
                     pos = pos.play(turn).position
         except Exception as exc:  # report, never crash
             self.pos = None
@@ -144,6 +151,7 @@ class Bot:
                 "option name Style type combo default fast var fast var slow",
                 "gods " + " ".join(gods),
                 "feature legalmoves perft",
+                *([] if "two-seats" in self.faults else ["feature players 2 3 4"]),
                 "seiok 1",
             )
         elif cmd == "isready":
