@@ -106,7 +106,8 @@ async def _turns(s: Session, start: Position, moves: tuple[str, ...], count: int
         command = PositionCommand(moves=tuple(played)) if startpos else PositionCommand(sps=start.sps(), moves=tuple(played))
         (status, reason), turn = await play(s, pos, command)
         if turn is None:
-            return status, f"seat {pos.player} of {pos.nseats} in {pos.sps()}: {reason}"
+            where = "" if pos.sps() in reason else f" (in {pos.sps()})"
+            return status, f"seat {pos.player} of {pos.nseats}: {reason}{where}"
         played.append(turn)
         turns.append(f"seat {pos.player} {turn}")
     return "pass", "legal: " + ", ".join(turns)
@@ -151,8 +152,8 @@ def _clock(sps: str) -> SeatCheck:
         if unmet := _unmet(s, n, pos.gods):
             return "skip", unmet
         await s.ensure_game(pos.gods)
-        clocks = {f"p{p}time": SHORT_CLOCK if p == pos.player else LONG_CLOCK for p in range(1, n + 1)}
-        go = Go(**clocks)
+        c = [SHORT_CLOCK if p == pos.player else LONG_CLOCK for p in range(1, n + 1)]
+        go = Go(p1time=c[0], p2time=c[1], p3time=c[2], p4time=c[3] if n == 4 else None)
         (status, reason), _ = await play(s, pos, PositionCommand(sps=sps), go)
         if status == "fail" and "time loss" in reason:
             return "fail", f"{reason} -- seat {pos.player} must budget with p{pos.player}time"
