@@ -61,14 +61,14 @@ def describe(report: ComplianceReport) -> str:
     return "\n".join(f"{r.status} {r.name}: {r.reason}" for r in report.results if r.status != "pass")
 
 
-async def test_compliant_engine_passes_all_44_checks_with_every_god() -> None:
+async def test_compliant_engine_passes_all_54_checks_with_every_god_and_every_seat_count() -> None:
     report = await run_compliance(faulty(), timeout=5)
     assert report.ok and report.warnings == 0 and report.skipped == 0, describe(report)
     names = [r.name for r in report.results]
     gods = [f"god-{g}" for g in GODS[1:]]
     at = CHECKS.index("god-<god>")
     assert names == [*CHECKS[:at], *gods, *CHECKS[at + 1 :]]
-    assert len(names) == 44 and report.restarts == 0
+    assert len(names) == 54 and report.restarts == 0
     assert report.result("handshake").reason.startswith("seiok 1 in ")
     assert report.result("win-in-one").reason == "found the win b2-c3"
 
@@ -77,7 +77,7 @@ async def test_compliant_engine_passes_all_44_checks_with_every_god() -> None:
 async def test_bundled_engines_pass(name: str) -> None:
     report = await run_compliance(parse_engine_spec(name), timeout=5)
     assert report.ok and report.restarts == 0, describe(report)
-    assert len(report.results) == 44  # they claim all ten gods
+    assert len(report.results) == 54  # they claim all ten gods
     if name != "random":  # random finds the win one time in 24
         assert report.result("win-in-one").status == "pass"
 
@@ -88,10 +88,13 @@ BROKEN = [
     ("double-bestmove", {"single-bestmove"}),
     ("no-stop", {"stop"}),
     ("ignore-quit", {"quit"}),
-    ("p1-clock", {"clock-p2"}),
+    ("p1-clock", {"clock-p2", "clock-p3", "clock-p4"}),
     ("early-infinite", {"infinite"}),
     ("crash-infinite", {"infinite"}),
-    ("ignore-moves", {"placement-2", "position-moves", "sps-moves", "god-athena", "clock-p2", "info"}),
+    ("ignore-moves", {
+        "placement-2", "position-moves", "sps-moves", "god-athena", "eliminated-moves", "athena-3", "athena-4",
+        "clock-p2", "info",
+    }),
 ]
 
 
@@ -130,7 +133,8 @@ async def test_illegal_answers_fail_every_turn_check() -> None:
     report = await run_compliance(faulty("illegal"), gods=["athena"], timeout=3)
     turn_checks = {
         "placement", "placement-2", "cross", "midgame", "win-in-one", "position-moves", "sps-moves",
-        "athena-up", "god-athena", "clock", "clock-p2", "movetime", "depth", "nodes", "stop",
+        "athena-up", "god-athena", "eliminated-sps", "eliminated-moves", "athena-3", "clock-p3", "teammate-4", "athena-4",
+        "clock-p4", "clock", "clock-p2", "movetime", "depth", "nodes", "stop",
     }
     assert failed(report) == turn_checks | {"info"}, describe(report)
     assert report.result("cross").reason == (
@@ -215,7 +219,7 @@ def test_cli_passing_engine_exits_0_with_one_line_per_check() -> None:
     assert re.fullmatch(r"PASS handshake: seiok 1 in \d+ ms", lines[1])
     assert "PASS god-pan: 4 legal turns: " in result.output
     assert "SKIP athena-up: athena not selected (--gods)" in result.output
-    assert lines[-1] == "34 passed, 0 failed, 0 warnings, 1 not applicable"
+    assert lines[-1] == "44 passed, 0 failed, 0 warnings, 1 not applicable"
 
 
 @pytest.mark.parametrize(
@@ -240,7 +244,7 @@ def test_cli_failing_engine_exits_1_and_verbose_shows_the_exchange() -> None:
     assert "SKIP stop: no search running (see infinite)" in result.output
     assert re.search(r"^ +\d+  >> go infinite$", result.output, re.M)
     assert result.output.splitlines()[-1] == (
-        "31 passed, 1 failed, 0 warnings, 3 not applicable; the engine was restarted 1 time"
+        "41 passed, 1 failed, 0 warnings, 3 not applicable; the engine was restarted 1 time"
     )
 
 

@@ -44,6 +44,7 @@ from ..sei import (
 )
 from .judge import CLOCK_GRACE, after, judge, mover_clock, play
 from .report import Verdict
+from .seats import SEAT_CHECKS
 from .session import Session, ms, quote
 
 __all__ = ["CHECKS", "CROSS_SPS", "PLAN", "Check", "GodChecks", "god_sps", "info_problem"]
@@ -653,6 +654,7 @@ PLAN: tuple[Check | GodChecks, ...] = (
     Check("sps-moves", _sps_moves),
     Check("athena-up", _athena_up),
     GodChecks("god-<god>", requires=("handshake",)),
+    *(Check(name, run) for name, run in SEAT_CHECKS),
     Check("clock", _clock),
     Check("clock-p2", _clock_p2),
     Check("movetime", _movetime),

@@ -1,8 +1,9 @@
-"""``santorini play``: a person plays an engine in the terminal.
+"""``santorini play``: a person takes one seat against engines in the others, in the terminal.
 
-Theory of operation.  One trio task runs the game; the engine is started in a nursery that
-closes it on every way out (game over, ``quit``, end of input, Ctrl-C, an engine failure).  The
-engine's turns go through the referee's :class:`~santorini_server.referee.engine.Engine` with its
+Theory of operation.  One trio task runs the game; the engines (one process per engine seat:
+one with two seats, two or three with three or four seats) are started in a nursery that closes
+them on every way out (game over, ``quit``, end of input, Ctrl-C, an engine failure).  The
+engines' turns go through the referee's :class:`~santorini_server.referee.engine.Engine` with its
 clock enforced exactly as in a match; the human's clock is charged and recorded but never
 enforced.  Human input is read by a worker thread with ``os.read`` on fd 0 (not ``sys.stdin``:
 a thread abandoned inside a buffered ``readline`` would hold the stdin lock at interpreter
@@ -20,6 +21,7 @@ import datetime
 import os
 import re
 import sys
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,14 +30,14 @@ import trio
 
 from ..adjudicator import Abort, Adjudicator, Answer, GameSetup, Outcome, Request, Resignation, TimeControl
 from ..records import GameRecord, RecordError, SgnWriter
-from ..referee.engine import Engine, EngineFailure
+from ..referee.engine import Engine, EngineFailure, seats_refusal
 from ..referee.engine_spec import EngineSpec
 from ..referee.game import ask_engine, forfeit, record_date, rule_missed_deadline
 from ..render import render
-from ..rules import IllegalTurnError, MalformedTurnError, Position, parse_square, respell_stn
+from ..rules import IllegalTurnError, MalformedTurnError, Position, check_gods, parse_square, respell_stn
 from ..termination import Termination
 from .interrupt import INTERRUPTED_STATUS, is_interrupt
-from .options import ENGINE, GODS, SPS, TC, warn_time_controls
+from .options import ENGINE, SPS, TC, _Parsed, warn_time_controls
 
 __all__ = ["play", "format_legal_turns"]
 
@@ -58,7 +60,9 @@ def format_legal_turns(pos: Position) -> str:
     if not turns:
         return "no legal turn: you have lost"
     if pos.is_placement:
-        taken = pos.workers[0] | pos.workers[1]
+        taken = 0
+        for group in pos.workers:
+            taken |= group
         empty = [name for name in _square_names() if not taken >> parse_square(name) & 1]
         return (f"{len(turns)} placements: any two empty squares, e.g. {turns[0].stn}\n"
                 f"  empty: {' '.join(empty)}")
@@ -75,6 +79,37 @@ def format_legal_turns(pos: Position) -> str:
 
 def _square_names() -> list[str]:
     return [f"{f}{r}" for f in "abcde" for r in "12345"]
+
+
+def parse_gods(value: str) -> tuple[str, ...]:
+    """``--gods``: one god per seat, two to four (the rules' :func:`check_gods` says which may meet).
+
+    Raises:
+        ValueError: the wrong count, an unknown god, mortal or a repeated god with 3 or 4 seats.
+    """
+    gods = tuple(value.split("/"))
+    check_gods(gods)
+    return gods
+
+
+def seat_engines(engines: tuple[EngineSpec, ...], seats: int, human: int) -> dict[int, EngineSpec]:
+    """The engine of every seat but the human's: the list fills them in seat order; one engine
+    given for several seats plays each of them (one process per seat).
+
+    Raises:
+        ValueError: neither one engine nor one per other seat.
+    """
+    others = [seat for seat in range(seats) if seat != human]
+    if len(engines) == 1:
+        engines = engines * len(others)
+    if len(engines) != len(others):
+        raise ValueError(
+            f"{len(engines)} engines for the {len(others)} other seats of a {seats}-seat game (give one, or one per seat)"
+        )
+    return dict(zip(others, engines, strict=True))
+
+
+GODS = _Parsed("G1/G2[/G3[/G4]]", parse_gods, ValueError, tuple)
 
 
 # --- the session ----------------------------------------------------------------------------
@@ -112,16 +147,17 @@ def _read0() -> bytes:
 class _Game:
     """Everything the session knows, kept outside trio so Ctrl-C still saves the game."""
 
-    spec: EngineSpec
-    human: int  # 0 or 1: the human's seat (player 1 or 2)
+    specs: dict[int, EngineSpec]
+    """The engine of each other seat (0 for player 1, ...)."""
+    human: int  # the human's seat (0 for player 1, ...)
     adjudicator: Adjudicator
     colour: bool
     failure: EngineFailure | None = None
-    """The engine could not be started or does not play these gods: no game, no record."""
+    """An engine could not be started or does not play these gods or seats: no game, no record."""
 
     @property
-    def names(self) -> tuple[str, str]:
-        return (HUMAN, self.spec.name) if self.human == 0 else (self.spec.name, HUMAN)
+    def names(self) -> tuple[str, ...]:
+        return tuple(HUMAN if seat == self.human else self.specs[seat].name for seat in range(self.adjudicator.nseats))
 
     def record(self) -> GameRecord:
         """The game's record; a game that did not finish is recorded as aborted."""
@@ -136,51 +172,107 @@ def _say(text: str = "", nl: bool = True) -> None:
 
 
 async def _session(game: _Game) -> None:
+    engines: dict[int, Engine] = {}
     async with trio.open_nursery() as nursery:
         try:
-            engine = await Engine.start(nursery, game.spec)
-        except EngineFailure as exc:
-            game.failure = exc
-            return
-        try:
-            gods = game.adjudicator.position.gods
-            if not engine.supports(gods):
-                game.failure = EngineFailure(
-                    "engine-error",
-                    f"{engine.name} does not support {'/'.join(gods)} (it lists: {' '.join(engine.info.gods)})",
-                )
+            for seat, spec in game.specs.items():
+                try:
+                    engines[seat] = await Engine.start(nursery, spec)
+                except EngineFailure as exc:
+                    game.failure = exc
+                    return
+            refusal = _refusal(game.adjudicator.position, engines.values())
+            if refusal is not None:
+                game.failure = EngineFailure("engine-error", refusal)
                 return
-            await _play_game(game, engine)
+            await _play_game(game, engines)
         finally:
             with trio.CancelScope(shield=True):
-                await engine.aclose()
+                for engine in engines.values():
+                    await engine.aclose()
 
 
-async def _play_game(game: _Game, engine: Engine) -> None:
+def _refusal(pos: Position, engines: Collection[Engine]) -> str | None:
+    """Why the game cannot start with these engines (a god or the seat count they lack), or None."""
+    for engine in engines:
+        if not engine.supports(pos.gods):
+            return f"{engine.name} does not support {'/'.join(pos.gods)} (it lists: {' '.join(engine.info.gods)})"
+        refusal = seats_refusal(engine.name, engine.info, pos.nseats)
+        if refusal is not None:
+            return refusal
+    return None
+
+
+async def _play_game(game: _Game, engines: dict[int, Engine]) -> None:
     adjudicator = game.adjudicator
     pos = adjudicator.position
-    try:
-        await engine.new_game(pos.gods)
-    except EngineFailure as exc:
-        forfeit(adjudicator, 1 - game.human, exc)
-        return
+    for seat, engine in engines.items():
+        try:
+            await engine.new_game(pos.gods)
+        except EngineFailure as exc:
+            if isinstance(forfeit(adjudicator, seat, exc), Outcome):
+                return
     stdin = _Stdin()
-    me = "X" if game.human == 0 else "O"
-    _say(f"You are player {game.human + 1} ({me}, {pos.gods[game.human]}) against "
-         f"{engine.name} ({pos.gods[1 - game.human]}). Type a turn in STN, ? for the legal "
-         "turns, resign or quit.")
+    _say(_welcome(game, pos))
     _say(render(pos, colour=game.colour))
+    told: set[int] = set()  # three seats: the seats already announced as eliminated
     step = adjudicator.next_request()
-    while isinstance(step, Request):
+    while True:
+        _announce_eliminations(game, engines, told)
+        if not isinstance(step, Request):
+            break
         played = len(adjudicator.moves)
         if step.seat == game.human:
             step = await _human_turn(adjudicator, stdin)
         else:
-            step = await _engine_turn(adjudicator, engine, step)
+            step = await _engine_turn(adjudicator, engines[step.seat], step)
         if len(adjudicator.moves) > played:
             _say(render(adjudicator.position, colour=game.colour))
-    if step.winner is not None:
-        await engine.send_result(step.result, step.termination)
+    await _tell_results(step, engines, told)
+
+
+def _welcome(game: _Game, pos: Position) -> str:
+    """Who plays whom, and how to type."""
+    how = "Type a turn in STN, ? for the legal turns, resign or quit."
+    if pos.nseats == 2:
+        engine = game.specs[1 - game.human].name
+        me = "X" if game.human == 0 else "O"
+        god, theirs = pos.gods[game.human], pos.gods[1 - game.human]
+        return f"You are player {game.human + 1} ({me}, {god}) against {engine} ({theirs}). {how}"
+    others = ", ".join(f"{spec.name} (player {seat + 1}, {pos.gods[seat]})" for seat, spec in sorted(game.specs.items()))
+    team = f", team {'AB'[game.human % 2]} with player {(game.human + 2) % 4 + 1}" if pos.nseats == 4 else ""
+    return f"You are player {game.human + 1} of {pos.nseats} ({pos.gods[game.human]}{team}) against {others}. {how}"
+
+
+def _announce_eliminations(game: _Game, engines: dict[int, Engine], told: set[int]) -> None:
+    """Three seats: say who left the game (and how) as soon as the adjudicator rules it."""
+    for elimination in game.adjudicator.eliminations:
+        seat = elimination.seat
+        if seat in told:
+            continue
+        told.add(seat)
+        who = "you are" if seat == game.human else f"{game.names[seat]} is"
+        detail = f": {elimination.detail}" if elimination.detail else ""
+        _say(f"player {seat + 1} is eliminated ({elimination.termination}{detail}): {who} out, place {elimination.placing}")
+        if seat == game.human and game.adjudicator.outcome is None:
+            _say("the engines play on")
+
+
+async def _tell_results(step: Outcome, engines: dict[int, Engine], told: set[int]) -> None:
+    """Every engine's ``result``: an eliminated one its own place when it left, the others the placings."""
+    if step.winner is None:
+        return
+    if len(step.placings) == 2:
+        for engine in engines.values():
+            await engine.send_result(step.result, step.termination)
+        return
+    for elimination in step.eliminated:
+        if elimination.seat in engines:
+            await engines[elimination.seat].send_result(elimination.notice(len(step.placings)), elimination.termination)
+    left = {e.seat for e in step.eliminated}
+    for seat, engine in engines.items():
+        if seat not in left:
+            await engine.send_result(step.placings, step.termination)
 
 
 async def _human_turn(adjudicator: Adjudicator, stdin: _Stdin) -> Request | Outcome:
@@ -240,11 +332,14 @@ def _default_out() -> Path:
 
 
 @click.command()
-@click.argument("engine", type=ENGINE)
-@click.option("--gods", type=GODS, help="Gods of player 1 / player 2, e.g. apollo/mortal (default mortal/mortal).")
+@click.argument("engines", metavar="ENGINE...", type=ENGINE, nargs=-1, required=True)
 @click.option(
-    "--as", "side", type=click.Choice(["1", "2"]), default="1", show_default=True,
-    help="Play as player 1 (X, places and moves first) or 2 (O).",
+    "--gods", type=GODS,
+    help="One god per seat, e.g. apollo/mortal (default mortal/mortal), or apollo/pan/atlas for three seats.",
+)
+@click.option(
+    "--as", "side", type=click.Choice(["1", "2", "3", "4"]), default="1", show_default=True,
+    help="Your seat: 1 (X, places and moves first), 2 (O), 3 or 4 with three or four gods.",
 )
 @click.option(
     "--tc", type=TC, default="60+1", show_default=True,
@@ -259,23 +354,25 @@ def _default_out() -> Path:
     "--colour/--no-colour", "colour", default=None, help="Colour boards (default: when stdout is a terminal)."
 )
 def play(
-    engine: EngineSpec,
-    gods: tuple[str, str] | None,
+    engines: tuple[EngineSpec, ...],
+    gods: tuple[str, ...] | None,
     side: str,
     tc: TimeControl,
     opening: str | None,
     out: Path | None,
     colour: bool | None,
 ) -> None:
-    """Play against ENGINE in the terminal.
+    """Play against ENGINE in the terminal, or take one seat of a three- or four-seat game.
 
-    Type your turns in STN (any accepted spelling: b3,d3 to place, b3-b4+c5 to move and build);
+    With three or four gods the engines fill the other seats in order; one engine given plays
+    every other seat.  Type your turns in STN (any accepted spelling: b3,d3 to place, b3-b4+c5 to move and build);
     ? lists your legal turns, resign gives up, quit (or Ctrl-D) abandons the game.  The board is
     drawn after every turn; the game is saved as SGN with the referee's tags.
 
     \b
     Example:
       santorini play alphabeta --gods apollo/mortal --as 2 --tc 30+0.5
+      santorini play alphabeta greedy --gods apollo/pan/atlas --as 2
     """
     if opening is not None:
         start = Position.from_sps(opening)
@@ -286,13 +383,18 @@ def play(
     else:
         start = Position.start(gods or ("mortal", "mortal"))
     human = int(side) - 1
-    engine_tc = engine.tc or tc
-    warn_time_controls(tc, engine.tc)
+    if human >= start.nseats:
+        raise click.ClickException(f"--as {side}: a {start.nseats}-seat game has players 1 to {start.nseats}")
+    try:
+        specs = seat_engines(engines, start.nseats, human)
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from None
+    warn_time_controls(tc, *(spec.tc for spec in specs.values()))
     setup = GameSetup(
         gods=start.gods,
         opening=opening,
-        tcs=(tc, engine_tc) if human == 0 else (engine_tc, tc),
-        margins=(0, engine.timemargin_ms) if human == 0 else (engine.timemargin_ms, 0),
+        tcs=tuple(tc if seat == human else specs[seat].tc or tc for seat in range(start.nseats)),
+        margins=tuple(0 if seat == human else specs[seat].timemargin_ms for seat in range(start.nseats)),
         event="santorini play",
     )
     path = out or _default_out()
@@ -302,7 +404,7 @@ def play(
     except (OSError, RecordError) as exc:
         raise click.ClickException(f"cannot write {path}: {exc}") from None
     adjudicator = Adjudicator(setup, humans={human})
-    game = _Game(engine, human, adjudicator, sys.stdout.isatty() if colour is None else colour)
+    game = _Game(specs, human, adjudicator, sys.stdout.isatty() if colour is None else colour)
     status = 0
     try:
         try:

@@ -20,6 +20,11 @@ first legal turn.  Each argument switches on one fault:
 ``no-error``        accepts unknown gods silently (no ``error unsupported god``)
 ``mute-legalmoves`` claims ``feature legalmoves`` but never answers ``legalmoves``
 ``error-perft``     answers ``perft`` with ``error``
+``two-seats``       declares no ``feature players`` (two seats only; else it plays 2, 3 and 4)
+``keep-eliminated`` replays ``moves`` without eliminating a three-seat seat that has no turn
+``ignore-athena``   reads every ``athena[up]`` as plain ``athena``
+``athena-once``     drops a sent ``athena[up]`` after the first turn of ``moves`` (binds one seat only)
+``athena-team``     with four seats, takes Athena's teammate as bound by her tag too (resigns if so stuck)
 
 Stdlib + the rules core only.
 """
@@ -37,8 +42,19 @@ FAULTS = frozenset(
     [
         "late-ready", "double-bestmove", "no-stop", "ignore-quit", "illegal", "ignore-moves", "p1-clock", "early-infinite",
         "bad-info", "bad-gods", "crash-infinite", "no-error", "mute-legalmoves", "error-perft",
+        "two-seats", "keep-eliminated", "ignore-athena", "athena-once", "athena-team",
     ]
 )
+
+
+def climbs(pos: Position, turn: str) -> bool:
+    """Whether ``turn``'s move goes up (read from the SPS board: rows 5..1, files a..e)."""
+    rows = pos.sps().split(";")[1].split("/")
+
+    def level(square: str) -> int:
+        return int(rows[5 - int(square[1])]["abcde".index(square[0])])
+
+    return level(turn[3:5]) > level(turn[:2])
 
 
 class Bot:
@@ -64,6 +80,8 @@ class Bot:
         if "illegal" in self.faults:
             return "a1-a1+a1"
         transitions = pos.transitions()
+        if "athena-team" in self.faults and pos.nseats == 4 and pos.athena_up and pos.gods[(pos.to_move + 2) % 4] == "athena":
+            transitions = [t for t in transitions if not climbs(pos, t.stn)]
         if not transitions:
             return "resign"
         wins = [t.stn for t in transitions if t.win]
@@ -120,10 +138,15 @@ class Bot:
             if words[1] == "startpos":
                 pos, rest = Position.start(self.gods), words[2:]
             else:
-                pos, rest = Position.from_sps(words[2]), words[3:]
+                sps = words[2].replace("[up]", "") if "ignore-athena" in self.faults else words[2]
+                pos, rest = Position.from_sps(sps), words[3:]
             if "ignore-moves" not in self.faults:
-                for turn in rest[1:]:
+                for n, turn in enumerate(rest[1:]):
+                    if pos.nseats == 3 and "keep-eliminated" not in self.faults and pos.is_lost():
+                        pos = pos.eliminate() or pos  # a seat with no turn leaves (SPEC.md section 15.5)
                     pos = pos.play(turn).position
+                    if n == 0 and "athena-once" in self.faults and "[up]" in words[2]:
+                        pos = Position.from_sps(pos.sps().replace("[up]", ""))
         except Exception as exc:  # report, never crash
             self.pos = None
             self.send(f"error position: {exc}")
@@ -144,6 +167,7 @@ class Bot:
                 "option name Style type combo default fast var fast var slow",
                 "gods " + " ".join(gods),
                 "feature legalmoves perft",
+                *([] if "two-seats" in self.faults else ["feature players 2 3 4"]),
                 "seiok 1",
             )
         elif cmd == "isready":
