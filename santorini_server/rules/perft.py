@@ -51,7 +51,13 @@ def _perft3(pos: Position, depth: int) -> int:
         child = pos.successor
         for raw in generate(pos):
             moved = True
-            total += 1 if raw.win else _perft3(child(raw.state), depth - 1)
+            if raw.win:
+                total += 1
+            elif depth == 2:  # the last ply counted in place, as for two seats
+                after = child(raw.state)
+                total += count_turns(after) or _perft3(after, 1)
+            else:
+                total += _perft3(child(raw.state), depth - 1)
         if moved:
             return total
     nxt = pos.eliminate()  # no complete turn: the seat leaves, and that is not a turn

@@ -431,9 +431,20 @@ def _successor_n(pos: Position, state: RawState) -> Position:
             nxt = _next_seat(nxt, eliminated, 3)
     if gods[me] != "athena":
         up = pos.athena_up and gods[nxt] != "athena"
-    child = object.__new__(Position)
-    _init(child, gods, h1, h2, h3, domes, workers, nxt, pos.turn + (nxt <= me), up, eliminated)
-    return child
+    child: Any = _new(_Unfrozen)  # see Position.successor
+    child.gods = gods
+    child.h1 = h1
+    child.h2 = h2
+    child.h3 = h3
+    child.domes = domes
+    child.workers = workers
+    child.to_move = nxt
+    child.turn = pos.turn + (nxt <= me)
+    child.athena_up = up
+    child.eliminated = eliminated
+    child._hash = None
+    child.__class__ = Position
+    return child  # type: ignore[no-any-return]  # a Position now
 
 
 def _problems_n(pos: Position) -> list[str]:
