@@ -320,17 +320,22 @@ def implied_placings(
     return tuple(places[s] for s in range(1, nseats + 1))
 
 
+def _aborted_problem(stated: str, result: str, term: str, last: Transition | None) -> str | None:
+    """For a record that says it was aborted (any seat count): why the play disagrees, or None."""
+    if result != "*" or term != Termination.ABORTED:
+        return f"{stated}: an aborted game has result * and termination aborted"
+    if last is not None and last.win:
+        return f"{stated} but the last turn ({last.stn}) wins by {last.termination}"
+    return None
+
+
 def _result_problem_seats(record: GameRecord, final: Position, last: Transition | None, exits: list[int]) -> str | None:
     """:func:`_result_problem` for three and four seats: the placings must be the play's."""
     result, term = record.result, record.termination
     stated = f"result {result} {term}"
     n = record.nseats
     if result == "*" or term == Termination.ABORTED:
-        if result != "*" or term != Termination.ABORTED:
-            return f"{stated}: an aborted game has result * and termination aborted"
-        if last is not None and last.win:
-            return f"{stated} but the last turn ({last.stn}) wins by {last.termination}"
-        return None
+        return _aborted_problem(stated, result, term, last)
     try:
         stated_places = record.placings
     except RecordError as exc:  # cannot happen: GameRecord checked it
@@ -389,11 +394,7 @@ def _result_problem(record: GameRecord, final: Position, last: Transition | None
     result, term = record.result, record.termination
     stated = f"result {result} {term}"
     if result == "*" or term == Termination.ABORTED:
-        if result != "*" or term != Termination.ABORTED:
-            return f"{stated}: an aborted game has result * and termination aborted"
-        if last is not None and last.win:
-            return f"{stated} but the last turn ({last.stn}) wins by {last.termination}"
-        return None
+        return _aborted_problem(stated, result, term, last)
     winner = 1 if result == "1-0" else 2
     if term in WINS_BY_RULE:
         if last is None or not last.win:
