@@ -540,7 +540,7 @@ def test_a_random_game_of_every_god_pairing_is_ruled_as_the_rules_and_the_clock_
     play_and_check(gods, random.Random("/".join(gods)))
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_random_games_are_ruled_as_the_rules_and_the_clock_rule_say(data: st.DataObject) -> None:
     play_and_check(data.draw(st.sampled_from(PAIRINGS), label="gods"), Drawn(data))

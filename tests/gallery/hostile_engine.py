@@ -23,7 +23,7 @@ Faults (``fault=``):
   without its build), ``uppercase`` (a good turn in capitals), ``badbytes`` (invalid UTF-8 in the turn),
   ``control`` (a control character in the turn), ``noise`` (invalid UTF-8 and control
   characters in ``info string`` and unknown lines, then a good turn: harmless), ``longline``
-  (10 MB without a newline, then waits), ``stderr`` (100 MB to stderr, then a good turn),
+  (10 MB without a newline, then waits), ``stderr`` (``mb=N`` MB to stderr, 100 by default, then a good turn),
   ``resign``, ``close-stdout`` (closes stdout and keeps running until ``quit``),
   ``close-and-sleep`` (writes ``time.monotonic()`` to ``eof=PATH``, closes stdout and sleeps
   without reading its input), ``clock``
@@ -177,7 +177,7 @@ def main() -> None:
                 err = sys.stderr.buffer
                 chunk = b"e" * 99 + b"\n"
                 block = chunk * 10_000  # 1 MB
-                for _ in range(100):
+                for _ in range(int(args.get("mb", 100))):
                     err.write(block)
                 err.flush()
                 say(f"bestmove {best}\n")
