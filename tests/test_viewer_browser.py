@@ -18,7 +18,7 @@ import pytest
 
 from santorini_server.records import GameRecord
 from santorini_server.rules import SQUARE_NAMES, parse_square
-from santorini_server.viewer import board_svg, position_data, write_viewer
+from santorini_server.viewer import board_svg, game_data, write_viewer
 from santorini_server.viewer.model import annotation
 from tests.browser import Browser, artefacts_dir
 
@@ -142,9 +142,8 @@ def test_python_and_the_browser_place_the_same_pieces_on_the_same_squares(chromi
         game = games[name]
         k = min(k, len(game.positions) - 1)
         open_game(chromium, page, name, k)
+        view = game_data(game.record)["p"][k]
         for rotation in range(4):
-            view = position_data(game.positions[k], None)
-            view["b"] = chromium.js(f"return JSON.parse(document.getElementById('viewer-data').textContent).games[{NAMES.index(name)}].p[{k}].b")
             expected = python_elements(board_svg(view, game.record.nseats, rotation=rotation))
             assert chromium.js(ISO_ELEMENTS) == expected, (name, k, rotation)
             chromium.js("document.getElementById('rotate').click()")
@@ -172,7 +171,8 @@ def test_the_top_down_helper_toggles_by_button_and_key(chromium: Browser, page: 
     from selenium.webdriver.common.by import By
 
     open_game(chromium, page, "atlas", 25)
-    visible = "return !document.getElementById('topbox').hidden && document.getElementById('top').getBoundingClientRect().width > 0"
+    visible = ("return !document.getElementById('topbox').hidden"
+               " && document.getElementById('top').getBoundingClientRect().width > 0")
     assert chromium.js(visible) is False
     chromium.driver.find_element(By.ID, "toggle-top").click()
     assert chromium.js(visible) is True
