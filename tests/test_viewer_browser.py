@@ -113,8 +113,8 @@ def test_every_position_of_a_game_is_drawn_as_the_rules_core_has_it(chromium: Br
     assert chromium.network_requests(allowed=page.parent) == []
 
 
-ISO_ELEMENTS = """
-return Array.from(document.querySelectorAll('#iso-board g.sq')).map(function (g) {
+ELEMENTS = """
+return Array.from(document.querySelectorAll(arguments[0])).map(function (g) {
   var attrs = {};
   Array.from(g.attributes).forEach(function (a) { attrs[a.name] = a.value; });
   return [attrs, Array.from(g.children).map(function (c) {
@@ -124,11 +124,11 @@ return Array.from(document.querySelectorAll('#iso-board g.sq')).map(function (g)
 """
 
 
-def python_elements(svg: str) -> list[list[Any]]:
+def python_elements(svg: str, cls: str) -> list[list[Any]]:
     root = ET.fromstring(svg)
     out = []
     for g in root.iter("{http://www.w3.org/2000/svg}g"):
-        if g.get("class") != "sq":
+        if g.get("class") != cls:
             continue
         children = [[c.tag.split("}")[1], c.get("href", ""), c.get("class", ""), c.get("y", ""), c.text or ""] for c in g]
         out.append([dict(g.attrib), children])
@@ -144,9 +144,11 @@ def test_python_and_the_browser_place_the_same_pieces_on_the_same_squares(chromi
         open_game(chromium, page, name, k)
         view = game_data(game.record)["p"][k]
         for rotation in range(4):
-            expected = python_elements(board_svg(view, game.record.nseats, rotation=rotation))
-            assert chromium.js(ISO_ELEMENTS) == expected, (name, k, rotation)
+            expected = python_elements(board_svg(view, game.record.nseats, rotation=rotation), "sq")
+            assert chromium.js(ELEMENTS, "#iso-board g.sq") == expected, (name, k, rotation)
             chromium.js("document.getElementById('rotate').click()")
+        top = python_elements(board_svg(view, game.record.nseats, top_down=True), "cell")
+        assert chromium.js(ELEMENTS, "#top-board g.cell") == top, (name, k)
 
 
 def test_rotating_four_times_shows_the_same_squares_and_one_rotation_moves_them(chromium: Browser, page: Path) -> None:
