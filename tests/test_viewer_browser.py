@@ -10,6 +10,7 @@ Screenshots go to test-artefacts/.
 
 from __future__ import annotations
 
+import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
@@ -46,6 +47,14 @@ def open_game(browser: Browser, page: Path, name: str, turn: int | None = None) 
     fragment = f"#game={NAMES.index(name) + 1}" + (f"&turn={turn}" if turn is not None else "")
     browser.open(page, fragment)
     browser.js("return document.body.dataset.ready")
+
+
+def wait_for(browser: Browser, script: str, timeout: float = 5.0) -> Any:
+    """The first truthy value of ``script`` (events such as ``hashchange`` arrive asynchronously)."""
+    deadline = time.monotonic() + timeout
+    while not (value := browser.js(script)) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    return value
 
 
 READ_BOARD = """
@@ -230,7 +239,7 @@ def test_the_game_list_filters_and_opens_a_game(chromium: Browser, page: Path) -
     assert chromium.js(rows) == 1
     chromium.driver.find_element(By.CSS_SELECTOR, "#games tbody tr:not([hidden])").click()
     assert chromium.js("return location.hash") == f"#game={NAMES.index('4p') + 1}"
-    assert "hermes/artemis/prometheus/hephaestus" in chromium.js("return document.getElementById('summary').textContent")
+    assert wait_for(chromium, "return document.getElementById('summary').textContent.indexOf('hermes/artemis') >= 0")
     assert chromium.js("return document.querySelectorAll('#seats li').length") == 4
     assert chromium.console_errors() == []
 
@@ -259,10 +268,18 @@ def test_a_phone_s_width_stacks_the_layout_and_dark_mode_darkens_it(chromium: Br
 def test_a_record_with_a_problem_says_so_in_the_page(chromium: Browser, tmp_path: Path, games: dict[str, Game]) -> None:
     record = games["mortal"].record
     broken = GameRecord(record.tags, (*record.turns[:6], record.turns[3], *record.turns[7:]))
+    bad_start = GameRecord(tuple((n, "mortal/mortal;00000/00000/00000/00000/00000;a1,a1/-;1;1" if n == "Start" else v)
+                                 for n, v in record.tags), ())
     path = tmp_path / "bad.html"
-    write_viewer([broken], path)
+    write_viewer([broken, bad_start], path)
     chromium.open(path)
-    assert chromium.js("return document.getElementById('problem').hidden") is False
-    assert "turn 7" in chromium.js("return document.getElementById('problem').textContent")
+    problem = "return document.getElementById('problem').hidden ? null : document.getElementById('problem').textContent"
+    assert "turn 7" in chromium.js(problem)
     assert chromium.js("return +document.getElementById('slider').max") == 6
+    assert chromium.js("return document.querySelectorAll('#iso-board g.sq').length") == 25
+    chromium.js("location.hash = 'game=2'")
+    assert wait_for(chromium, "return document.getElementById('problem').textContent.indexOf('two workers on a1') >= 0")
+    assert chromium.js(problem) is not None
+    assert chromium.js("return document.querySelectorAll('#iso-board g.sq, #top-board g.cell').length") == 0
+    assert chromium.js("return document.getElementById('status').textContent").startswith("This record cannot be shown")
     assert chromium.console_errors() == []
