@@ -73,6 +73,7 @@ for (;;) {
   var k = +document.body.dataset.turn;
   out.push({k: k, iso: read('#iso-board g.sq'), top: read('#top-board g.cell'),
             status: document.getElementById('status').textContent,
+            seats: document.getElementById('seats').textContent,
             arrows: document.querySelectorAll('#iso-marks line').length,
             rings: document.querySelectorAll('#iso-marks ellipse').length,
             current: (document.querySelector('#turns [aria-current="step"]') || {dataset: {}}).dataset.k || null});
@@ -112,6 +113,7 @@ def test_every_position_of_a_game_is_drawn_as_the_rules_core_has_it(chromium: Br
         else:
             assert f"seat {pos.player} (" in f["status"]
             assert ("Athena's power" in f["status"]) == pos.no_up
+            assert ("may not move up" in f["seats"]) == pos.no_up
         if k:
             before = game.positions[k - 1]
             marks = annotation(before, before.play(game.record.turns[k - 1].turn))

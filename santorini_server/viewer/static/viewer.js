@@ -158,6 +158,7 @@
       if (s.team) { text += " (team " + s.team + ")"; }
       if (p.x >> i & 1) { li.className = "out"; text += " \u2014 eliminated"; }
       if (p.m === i + 1) { li.className += " tomove"; text += " \u2014 to move"; }
+      if (p.up === i + 1) { text += " (Athena: may not move up)"; }
       li.appendChild(document.createTextNode(text));
     });
   }
