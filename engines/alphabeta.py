@@ -53,7 +53,7 @@ from santorini_server.rules.squares import BB_ALL
 from .evaluation import WIN_SCORE, can_step, evaluate, evaluate_for, evaluate_groups, immediate_win, seat_wins
 from .sei_bot import Info, Limits, Option, run_bot
 
-__all__ = ["main", "Searcher", "ParanoidSearcher", "AlphaBeta", "format_score"]
+__all__ = ["main", "Searcher", "ParanoidSearcher", "AlphaBeta", "format_score", "can_parry"]
 
 #: Scores beyond this are forced wins/losses (distance encoded in the remaining part).
 WIN_THRESHOLD = WIN_SCORE - 1000
@@ -74,6 +74,8 @@ NSEAT_MOVES_TO_GO = 10
 #: interrupted iteration still counts (every root turn searched after the first is proved better or
 #: not): start the next iteration while less than this share of the budget is spent.
 NSEAT_NEXT_ITERATION_FRACTION = 0.6
+#: Two seats: score the opponent's power threats (Pan, Artemis) at leaves too (four seats always do).
+TWO_SEAT_POWER_THREATS = False
 #: Score depth-1 nodes with lazily generated, height-layered children (see `_frontier`).
 LAZY_FRONTIER = True
 
@@ -95,6 +97,8 @@ class Searcher:
     """Search state that survives between turns of a game (tables, history)."""
 
     next_iteration_fraction = NEXT_ITERATION_FRACTION
+    #: Search leaves where the other side threatens a win one turn further (see `_leaf`).
+    threat_quiescence = False
 
     def __init__(self, max_entries: int = 1_000_000) -> None:
         self.max_entries = max_entries
@@ -187,12 +191,12 @@ class Searcher:
         self._partial = None
         alpha = -INF
         best = order[0]
-        opp_god, carry = _next_mover(position)
+        opp_god, carry, threat_god, threat_bound = _next_mover(position)
         leaf = self._leaf
         for n, i in enumerate(order):
             turn, child = children[i]
             if depth == 1:
-                v = -leaf(_bound(turn.state) if carry else turn.state, opp_god, 1)
+                v = -leaf(position, _bound(turn.state) if carry else turn.state, opp_god, threat_god, threat_bound, 1)
             elif n == 0:
                 v = -self._negamax(child, depth - 1, -INF, INF, 1)
             else:  # principal variation search: a null window proves the others worse
@@ -224,21 +228,40 @@ class Searcher:
 
     # --- search -------------------------------------------------------------------------------
 
-    def _leaf(self, state: RawState, god: str, ply: int) -> int:
-        """Score of a successor state for its side to move (``god``), without building a Position."""
+    def _leaf(self, parent: Position, state: RawState, god: str, threat_god: str, threat_bound: bool, ply: int) -> int:
+        """Score of a successor state for its side to move (``god``), without building a Position
+        (``threat_god``: the god of the seat after it, ``threat_bound``: whether Athena's tag
+        surely binds that seat, see `_next_mover`).
+
+        With :attr:`threat_quiescence`, a leaf where that seat could win on the board as it stands
+        is searched one turn further (:func:`can_parry`): when no turn of the side to move stops
+        the win, the leaf is the exact loss it is, not a heuristic score.
+        """
         self.nodes += 1
         if self.nodes % CHECK_EVERY == 0:
             self._check()  # a Hermes node can have thousands of leaves
-        key = (state, god)
+        key = (state, god, threat_god, parent.athena_up)  # the tag decides the next seat's binding
         cached = self.leaf_cache.get(key)
         if cached is None:
             h1, h2, h3, domes, mover, other, up = state
             if immediate_win(h1, h2, h3, domes, other, mover, god, up):
                 cached = WIN_SCORE
+            elif (self.threat_quiescence and threat_god and other and god != "hermes"
+                  and immediate_win(h1, h2, h3, domes, mover, other, threat_god, threat_bound)
+                  and not self._parry(parent.successor(state), threat_god)):
+                cached = -WIN_SCORE
             else:
-                cached = evaluate(h1, h2, h3, domes, other, mover, up)
+                cached = evaluate(h1, h2, h3, domes, other, mover, up, threat_god, threat_bound)
             self.leaf_cache[key] = cached
-        return cached - ply if cached == WIN_SCORE else cached
+        if cached == WIN_SCORE:
+            return cached - ply
+        return cached + ply + 1 if cached == -WIN_SCORE else cached
+
+    def _parry(self, pos: Position, threat_god: str) -> bool:
+        """:func:`can_parry`, its tried turns counted as nodes (they are the leaf's cost)."""
+        parried, tried = can_parry(pos, threat_god)
+        self.nodes += tried
+        return parried
 
     def _negamax(self, pos: Position, depth: int, alpha: int, beta: int, ply: int) -> int:
         self.nodes += 1
@@ -288,14 +311,14 @@ class Searcher:
         alpha0 = alpha
         best = -INF
         best_move: str | None = None
-        opp_god, carry = _next_mover(pos)
+        opp_god, carry, threat_god, threat_bound = _next_mover(pos)
         leaf = self._leaf
         child_of = pos.successor
         for t in turns:
             if t.win:
                 v = WIN_SCORE - ply
             elif depth == 1:
-                v = -leaf(_bound(t.state) if carry else t.state, opp_god, ply + 1)
+                v = -leaf(pos, _bound(t.state) if carry else t.state, opp_god, threat_god, threat_bound, ply + 1)
             else:
                 v = -self._negamax(child_of(t.state), depth - 1, -beta, -alpha, ply + 1)
             if v > best:
@@ -325,7 +348,7 @@ class Searcher:
         alpha0 = alpha
         best = -INF
         best_move: str | None = None
-        opp_god, carry = _next_mover(pos)
+        opp_god, carry, threat_god, threat_bound = _next_mover(pos)
         leaf = self._leaf
         h1, h2 = pos.h1, pos.h2
         any_turn = False
@@ -334,7 +357,7 @@ class Searcher:
         for layer in (h2, h1 & ~h2, BB_ALL & ~h1) if layered else (BB_ALL,):
             for t in generate(pos, BB_ALL, layer):
                 any_turn = True
-                v = WIN_SCORE - ply if t.win else -leaf(_bound(t.state) if carry else t.state, opp_god, ply + 1)
+                v = WIN_SCORE - ply if t.win else -leaf(pos, _bound(t.state) if carry else t.state, opp_god, threat_god, threat_bound, ply + 1)
                 if v > best:
                     best = v
                     best_move = t.stn
@@ -617,6 +640,7 @@ class AlphaBeta:
         self.teams = Searcher(max_entries)
         self.paranoid = ParanoidSearcher(max_entries)
         self.teams.next_iteration_fraction = self.paranoid.next_iteration_fraction = NSEAT_NEXT_ITERATION_FRACTION
+        self.teams.threat_quiescence = True
 
     def set_max_entries(self, max_entries: int) -> None:
         self.two.max_entries = self.teams.max_entries = self.paranoid.max_entries = max_entries
@@ -640,16 +664,43 @@ def _key(pos: Position) -> tuple[int, ...]:
     return (pos.h1, pos.h2, pos.h3, pos.domes, pos.workers[g], pos.workers[g ^ 1], me, pos.athena_up)
 
 
-def _next_mover(pos: Position) -> tuple[str, bool]:
-    """The god of the seat moving after ``pos``'s mover, and whether Athena's tag, set before this
-    turn, still binds that seat (four seats: it lasts until Athena moves again, over her teammate's
-    turn; a raw state only carries the tag a moving Athena sets)."""
+def _next_mover(pos: Position) -> tuple[str, bool, str, bool]:
+    """What a leaf after a turn of ``pos``'s mover needs to know about the two seats after it.
+
+    The god of the seat moving next, and whether Athena's tag, set before this turn, still binds
+    that seat (four seats: it lasts until Athena moves again, over her teammate's turn; a raw
+    state only carries the tag a moving Athena sets); then the god of the seat after that (four
+    seats: the mover's teammate; two seats: the mover, only with :data:`TWO_SEAT_POWER_THREATS`),
+    whose threats the leaf scores, and whether the tag surely binds that seat too (four seats:
+    it is set and the seat moving next is Athena's teammate, so she does not move in between).
+    """
     gods = pos.gods
     me = pos.to_move
     if len(gods) == 2:
-        return gods[1 - me], False
+        return gods[1 - me], False, gods[me] if TWO_SEAT_POWER_THREATS else "", False
     nxt = (me + 1) & 3
-    return gods[nxt], pos.athena_up and "athena" not in (gods[nxt], gods[nxt ^ 2])
+    up = pos.athena_up
+    return gods[nxt], up and "athena" not in (gods[nxt], gods[nxt ^ 2]), gods[me ^ 2], up and gods[nxt ^ 2] == "athena"
+
+
+def can_parry(pos: Position, threat_god: str) -> tuple[bool, int]:
+    """Whether the side to move in ``pos`` has a turn after which the seat moving next (playing
+    ``threat_god``) cannot win at once, and how many turns were tried to find out.
+
+    With four seats that seat is bound by Athena when her tag binds it after this turn: set by a
+    moving Athena (the raw state's flag), or kept from before when the mover is not Athena.
+    """
+    mover_athena = pos.gods[pos.to_move] == "athena"
+    carry = False if mover_athena or len(pos.gods) == 2 else _next_mover(pos)[1]
+    tried = 0
+    for t in generate(pos):
+        tried += 1
+        if t.win:
+            return True, tried
+        h1, h2, h3, domes, mine, theirs, up = t.state
+        if not immediate_win(h1, h2, h3, domes, theirs, mine, threat_god, up or carry):
+            return True, tried
+    return False, tried
 
 
 def _bound(state: RawState) -> RawState:
