@@ -33,8 +33,14 @@ and the search goes on at the same depth; the root seat's own elimination scores
 the last opponent's as its win.
 
 With three or four seats a seat's clock runs on its own turns only, about half as many a game as
-with two: budgets assume :data:`NSEAT_MOVES_TO_GO` turns left, and a new iteration starts while
-less than :data:`NSEAT_NEXT_ITERATION_FRACTION` of the budget is spent (two seats: unchanged).
+with two: budgets assume :data:`NSEAT_MOVES_TO_GO` turns left (four seats: :data:`TEAM_MOVES_TO_GO`),
+and a new iteration starts while less than :data:`NSEAT_NEXT_ITERATION_FRACTION` of the budget is
+spent (two seats: unchanged).
+
+Four-seat leaves also know what the two-seat evaluation cannot: the god of the seat after next
+(whose Pan or Artemis threats count, :func:`~santorini_engines.evaluation.power_threats`) and
+whether Athena's tag surely binds it (set, and the seat between is her teammate), so its climbs
+are no threat.
 
 Option ``Hash`` (spin, default 1000): the table's size limit in thousands of entries; a table
 past it is cleared before the next search.  All tables are cleared on ``newgame``.
@@ -53,7 +59,7 @@ from santorini_server.rules.squares import BB_ALL
 from .evaluation import WIN_SCORE, can_step, evaluate, evaluate_for, evaluate_groups, immediate_win, seat_wins
 from .sei_bot import Info, Limits, Option, run_bot
 
-__all__ = ["main", "Searcher", "ParanoidSearcher", "AlphaBeta", "format_score", "can_parry"]
+__all__ = ["main", "Searcher", "ParanoidSearcher", "AlphaBeta", "format_score"]
 
 #: Scores beyond this are forced wins/losses (distance encoded in the remaining part).
 WIN_THRESHOLD = WIN_SCORE - 1000
@@ -70,6 +76,9 @@ CHECK_EVERY_PARANOID = 8
 #: With three or four seats a seat plays about half as many turns a game as with two (its clock
 #: runs only on its own turns), so its budget assumes this many turns left instead of the helper's 20.
 NSEAT_MOVES_TO_GO = 10
+#: Four seats: a seat plays a quarter of the turns, 4 in a median game of the bundled engines and
+#: 12 in the longest (SPEC.md section 9), so a budget for 10 left most of its clock unspent.
+TEAM_MOVES_TO_GO = 6
 #: With three or four seats a search rarely gets past depth 2 or 3 at a one-second clock, and an
 #: interrupted iteration still counts (every root turn searched after the first is proved better or
 #: not): start the next iteration while less than this share of the budget is spent.
@@ -97,8 +106,6 @@ class Searcher:
     """Search state that survives between turns of a game (tables, history)."""
 
     next_iteration_fraction = NEXT_ITERATION_FRACTION
-    #: Search leaves where the other side threatens a win one turn further (see `_leaf`).
-    threat_quiescence = False
 
     def __init__(self, max_entries: int = 1_000_000) -> None:
         self.max_entries = max_entries
@@ -196,7 +203,7 @@ class Searcher:
         for n, i in enumerate(order):
             turn, child = children[i]
             if depth == 1:
-                v = -leaf(position, _bound(turn.state) if carry else turn.state, opp_god, threat_god, threat_bound, 1)
+                v = -leaf(_bound(turn.state) if carry else turn.state, opp_god, threat_god, threat_bound, 1)
             elif n == 0:
                 v = -self._negamax(child, depth - 1, -INF, INF, 1)
             else:  # principal variation search: a null window proves the others worse
@@ -228,40 +235,24 @@ class Searcher:
 
     # --- search -------------------------------------------------------------------------------
 
-    def _leaf(self, parent: Position, state: RawState, god: str, threat_god: str, threat_bound: bool, ply: int) -> int:
+    def _leaf(self, state: RawState, god: str, threat_god: str, threat_bound: bool, ply: int) -> int:
         """Score of a successor state for its side to move (``god``), without building a Position
         (``threat_god``: the god of the seat after it, ``threat_bound``: whether Athena's tag
         surely binds that seat, see `_next_mover`).
-
-        With :attr:`threat_quiescence`, a leaf where that seat could win on the board as it stands
-        is searched one turn further (:func:`can_parry`): when no turn of the side to move stops
-        the win, the leaf is the exact loss it is, not a heuristic score.
         """
         self.nodes += 1
         if self.nodes % CHECK_EVERY == 0:
             self._check()  # a Hermes node can have thousands of leaves
-        key = (state, god, threat_god, parent.athena_up)  # the tag decides the next seat's binding
+        key = (state, god, threat_god, threat_bound)
         cached = self.leaf_cache.get(key)
         if cached is None:
             h1, h2, h3, domes, mover, other, up = state
             if immediate_win(h1, h2, h3, domes, other, mover, god, up):
                 cached = WIN_SCORE
-            elif (self.threat_quiescence and threat_god and other and god != "hermes"
-                  and immediate_win(h1, h2, h3, domes, mover, other, threat_god, threat_bound)
-                  and not self._parry(parent.successor(state), threat_god)):
-                cached = -WIN_SCORE
             else:
                 cached = evaluate(h1, h2, h3, domes, other, mover, up, threat_god, threat_bound)
             self.leaf_cache[key] = cached
-        if cached == WIN_SCORE:
-            return cached - ply
-        return cached + ply + 1 if cached == -WIN_SCORE else cached
-
-    def _parry(self, pos: Position, threat_god: str) -> bool:
-        """:func:`can_parry`, its tried turns counted as nodes (they are the leaf's cost)."""
-        parried, tried = can_parry(pos, threat_god)
-        self.nodes += tried
-        return parried
+        return cached - ply if cached == WIN_SCORE else cached
 
     def _negamax(self, pos: Position, depth: int, alpha: int, beta: int, ply: int) -> int:
         self.nodes += 1
@@ -318,7 +309,7 @@ class Searcher:
             if t.win:
                 v = WIN_SCORE - ply
             elif depth == 1:
-                v = -leaf(pos, _bound(t.state) if carry else t.state, opp_god, threat_god, threat_bound, ply + 1)
+                v = -leaf(_bound(t.state) if carry else t.state, opp_god, threat_god, threat_bound, ply + 1)
             else:
                 v = -self._negamax(child_of(t.state), depth - 1, -beta, -alpha, ply + 1)
             if v > best:
@@ -357,7 +348,10 @@ class Searcher:
         for layer in (h2, h1 & ~h2, BB_ALL & ~h1) if layered else (BB_ALL,):
             for t in generate(pos, BB_ALL, layer):
                 any_turn = True
-                v = WIN_SCORE - ply if t.win else -leaf(pos, _bound(t.state) if carry else t.state, opp_god, threat_god, threat_bound, ply + 1)
+                if t.win:
+                    v = WIN_SCORE - ply
+                else:
+                    v = -leaf(_bound(t.state) if carry else t.state, opp_god, threat_god, threat_bound, ply + 1)
                 if v > best:
                     best = v
                     best_move = t.stn
@@ -640,7 +634,6 @@ class AlphaBeta:
         self.teams = Searcher(max_entries)
         self.paranoid = ParanoidSearcher(max_entries)
         self.teams.next_iteration_fraction = self.paranoid.next_iteration_fraction = NSEAT_NEXT_ITERATION_FRACTION
-        self.teams.threat_quiescence = True
 
     def set_max_entries(self, max_entries: int) -> None:
         self.two.max_entries = self.teams.max_entries = self.paranoid.max_entries = max_entries
@@ -652,8 +645,9 @@ class AlphaBeta:
 
     def choose(self, position: Position, limits: Limits, stop: threading.Event, info: Info) -> str:
         n = len(position.gods)
-        if n != 2 and (limits.movestogo or NSEAT_MOVES_TO_GO) > NSEAT_MOVES_TO_GO:
-            limits = dataclasses.replace(limits, movestogo=NSEAT_MOVES_TO_GO)
+        cap = NSEAT_MOVES_TO_GO if n == 3 else TEAM_MOVES_TO_GO
+        if n != 2 and (limits.movestogo or cap) > cap:
+            limits = dataclasses.replace(limits, movestogo=cap)
         searcher = self.two if n == 2 else self.paranoid if n == 3 else self.teams
         return searcher.choose(position, limits, stop, info)
 
@@ -681,26 +675,6 @@ def _next_mover(pos: Position) -> tuple[str, bool, str, bool]:
     nxt = (me + 1) & 3
     up = pos.athena_up
     return gods[nxt], up and "athena" not in (gods[nxt], gods[nxt ^ 2]), gods[me ^ 2], up and gods[nxt ^ 2] == "athena"
-
-
-def can_parry(pos: Position, threat_god: str) -> tuple[bool, int]:
-    """Whether the side to move in ``pos`` has a turn after which the seat moving next (playing
-    ``threat_god``) cannot win at once, and how many turns were tried to find out.
-
-    With four seats that seat is bound by Athena when her tag binds it after this turn: set by a
-    moving Athena (the raw state's flag), or kept from before when the mover is not Athena.
-    """
-    mover_athena = pos.gods[pos.to_move] == "athena"
-    carry = False if mover_athena or len(pos.gods) == 2 else _next_mover(pos)[1]
-    tried = 0
-    for t in generate(pos):
-        tried += 1
-        if t.win:
-            return True, tried
-        h1, h2, h3, domes, mine, theirs, up = t.state
-        if not immediate_win(h1, h2, h3, domes, theirs, mine, threat_god, up or carry):
-            return True, tried
-    return False, tried
 
 
 def _bound(state: RawState) -> RawState:
