@@ -646,7 +646,7 @@ class AlphaBeta:
     def choose(self, position: Position, limits: Limits, stop: threading.Event, info: Info) -> str:
         n = len(position.gods)
         cap = NSEAT_MOVES_TO_GO if n == 3 else TEAM_MOVES_TO_GO
-        if n != 2 and (limits.movestogo or cap) > cap:
+        if n != 2 and (limits.movestogo is None or limits.movestogo > cap):  # a Fischer clock sends none
             limits = dataclasses.replace(limits, movestogo=cap)
         searcher = self.two if n == 2 else self.paranoid if n == 3 else self.teams
         return searcher.choose(position, limits, stop, info)

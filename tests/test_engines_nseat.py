@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator
 import pytest
 
 from santorini_engines import greedy, random_engine
-from santorini_engines.alphabeta import INF, NSEAT_MOVES_TO_GO, AlphaBeta, ParanoidSearcher, _next_mover
+from santorini_engines.alphabeta import INF, NSEAT_MOVES_TO_GO, TEAM_MOVES_TO_GO, AlphaBeta, ParanoidSearcher, _next_mover
 from santorini_engines.evaluation import evaluate, evaluate_for, immediate_win, power_threats, seat_wins
 from santorini_engines.sei_bot import Limits
 from santorini_server.referee.engine_spec import bundled_argv
@@ -362,3 +362,21 @@ def test_next_mover_knows_when_athena_s_tag_surely_binds_the_seat_after_next() -
     assert _next_mover(at[1]) == ("athena", False, "atlas", False)
     assert _next_mover(at[4]) == ("apollo", True, "athena", False)
     assert _next_mover(pos("mortal/mortal", "b2 a5", "d4 e4", to_move=1)) == ("mortal", False, "", False)
+
+
+@pytest.mark.parametrize("nseats", [3, 4])
+def test_alphabeta_budgets_for_the_turns_a_seat_has_left_without_movestogo(nseats: int) -> None:
+    """A Fischer clock comes without ``movestogo``: the budget still assumes the few turns a seat of
+    a three- or four-seat game has left (not the helper's default of 20, which left most of the clock unspent)."""
+    limits = Limits(p1time=1000, p2time=1000, p3time=1000, p4time=1000 if nseats == 4 else None,
+                    p1inc=10, p2inc=10, p3inc=10, p4inc=10 if nseats == 4 else None)
+    engine = AlphaBeta()
+    position = (pos("apollo/pan/atlas", "b2 d2", "b4 d4", "c3 e3", to_move=1, heights="c2=1 c4=1") if nseats == 3
+                else pos("apollo/pan/atlas/demeter", "b2 d2", "b4 d4", to_move=1, heights="c2=1 c4=1"))
+    engine.choose(position, limits, threading.Event(), lambda _line: None)
+    searcher = engine.paranoid if nseats == 3 else engine.teams
+    moves = NSEAT_MOVES_TO_GO if nseats == 3 else TEAM_MOVES_TO_GO
+    expected = dataclasses.replace(limits, movestogo=moves).budget_for(1)
+    assert expected is not None and searcher.deadline is not None
+    assert searcher.deadline - limits.started == pytest.approx(expected)
+    assert expected > 1.5 * (limits.budget_for(1) or 0)
