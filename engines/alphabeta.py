@@ -84,8 +84,6 @@ TEAM_MOVES_TO_GO = 6
 #: interrupted iteration still counts (every root turn searched after the first is proved better or
 #: not): start the next iteration while less than this share of the budget is spent.
 NSEAT_NEXT_ITERATION_FRACTION = 0.6
-#: Two seats: score the opponent's power threats (Pan, Artemis) at leaves too (four seats always do).
-TWO_SEAT_POWER_THREATS = False
 #: Score depth-1 nodes with lazily generated, height-layered children (see `_frontier`).
 LAZY_FRONTIER = True
 
@@ -665,14 +663,14 @@ def _next_mover(pos: Position) -> tuple[str, bool, str, bool]:
     The god of the seat moving next, and whether Athena's tag, set before this turn, still binds
     that seat (four seats: it lasts until Athena moves again, over her teammate's turn; a raw
     state only carries the tag a moving Athena sets); then the god of the seat after that (four
-    seats: the mover's teammate; two seats: the mover, only with :data:`TWO_SEAT_POWER_THREATS`),
+    seats: the mover's teammate; two seats: none, the evaluation stays the two-seat one),
     whose threats the leaf scores, and whether the tag surely binds that seat too (four seats:
     it is set and the seat moving next is Athena's teammate, so she does not move in between).
     """
     gods = pos.gods
     me = pos.to_move
     if len(gods) == 2:
-        return gods[1 - me], False, gods[me] if TWO_SEAT_POWER_THREATS else "", False
+        return gods[1 - me], False, "", False  # the two-seat evaluation, unchanged
     nxt = (me + 1) & 3
     up = pos.athena_up
     return gods[nxt], up and "athena" not in (gods[nxt], gods[nxt ^ 2]), gods[me ^ 2], up and gods[nxt ^ 2] == "athena"
