@@ -33,8 +33,14 @@ and the search goes on at the same depth; the root seat's own elimination scores
 the last opponent's as its win.
 
 With three or four seats a seat's clock runs on its own turns only, about half as many a game as
-with two: budgets assume :data:`NSEAT_MOVES_TO_GO` turns left, and a new iteration starts while
-less than :data:`NSEAT_NEXT_ITERATION_FRACTION` of the budget is spent (two seats: unchanged).
+with two: budgets assume :data:`NSEAT_MOVES_TO_GO` turns left (four seats: :data:`TEAM_MOVES_TO_GO`),
+and a new iteration starts while less than :data:`NSEAT_NEXT_ITERATION_FRACTION` of the budget is
+spent (two seats: unchanged).
+
+Four-seat leaves also know what the two-seat evaluation cannot: the god of the seat after next
+(whose Pan or Artemis threats count, :func:`~santorini_engines.evaluation.power_threats`) and
+whether Athena's tag surely binds it (set, and the seat between is her teammate), so its climbs
+are no threat.
 
 Option ``Hash`` (spin, default 1000): the table's size limit in thousands of entries; a table
 past it is cleared before the next search.  All tables are cleared on ``newgame``.
@@ -70,6 +76,10 @@ CHECK_EVERY_PARANOID = 8
 #: With three or four seats a seat plays about half as many turns a game as with two (its clock
 #: runs only on its own turns), so its budget assumes this many turns left instead of the helper's 20.
 NSEAT_MOVES_TO_GO = 10
+#: Four seats: a seat plays a quarter of the turns, about 4 in a median game of the bundled engines
+#: and 12 in the longest (SPEC.md section 9): budgeting for 6 spends most of a clock in a typical
+#: game (measured through the referee at 1+0.01: 88.6% against greedy, 86.1% budgeting for 8).
+TEAM_MOVES_TO_GO = 6
 #: With three or four seats a search rarely gets past depth 2 or 3 at a one-second clock, and an
 #: interrupted iteration still counts (every root turn searched after the first is proved better or
 #: not): start the next iteration while less than this share of the budget is spent.
@@ -187,12 +197,12 @@ class Searcher:
         self._partial = None
         alpha = -INF
         best = order[0]
-        opp_god, carry = _next_mover(position)
+        opp_god, carry, threat_god, threat_bound = _next_mover(position)
         leaf = self._leaf
         for n, i in enumerate(order):
             turn, child = children[i]
             if depth == 1:
-                v = -leaf(_bound(turn.state) if carry else turn.state, opp_god, 1)
+                v = -leaf(_bound(turn.state) if carry else turn.state, opp_god, threat_god, threat_bound, 1)
             elif n == 0:
                 v = -self._negamax(child, depth - 1, -INF, INF, 1)
             else:  # principal variation search: a null window proves the others worse
@@ -224,19 +234,22 @@ class Searcher:
 
     # --- search -------------------------------------------------------------------------------
 
-    def _leaf(self, state: RawState, god: str, ply: int) -> int:
-        """Score of a successor state for its side to move (``god``), without building a Position."""
+    def _leaf(self, state: RawState, god: str, threat_god: str, threat_bound: bool, ply: int) -> int:
+        """Score of a successor state for its side to move (``god``), without building a Position
+        (``threat_god``: the god of the seat after it, ``threat_bound``: whether Athena's tag
+        surely binds that seat, see `_next_mover`).
+        """
         self.nodes += 1
         if self.nodes % CHECK_EVERY == 0:
             self._check()  # a Hermes node can have thousands of leaves
-        key = (state, god)
+        key = (state, god, threat_god, threat_bound)
         cached = self.leaf_cache.get(key)
         if cached is None:
             h1, h2, h3, domes, mover, other, up = state
             if immediate_win(h1, h2, h3, domes, other, mover, god, up):
                 cached = WIN_SCORE
             else:
-                cached = evaluate(h1, h2, h3, domes, other, mover, up)
+                cached = evaluate(h1, h2, h3, domes, other, mover, up, threat_god, threat_bound)
             self.leaf_cache[key] = cached
         return cached - ply if cached == WIN_SCORE else cached
 
@@ -288,14 +301,14 @@ class Searcher:
         alpha0 = alpha
         best = -INF
         best_move: str | None = None
-        opp_god, carry = _next_mover(pos)
+        opp_god, carry, threat_god, threat_bound = _next_mover(pos)
         leaf = self._leaf
         child_of = pos.successor
         for t in turns:
             if t.win:
                 v = WIN_SCORE - ply
             elif depth == 1:
-                v = -leaf(_bound(t.state) if carry else t.state, opp_god, ply + 1)
+                v = -leaf(_bound(t.state) if carry else t.state, opp_god, threat_god, threat_bound, ply + 1)
             else:
                 v = -self._negamax(child_of(t.state), depth - 1, -beta, -alpha, ply + 1)
             if v > best:
@@ -325,7 +338,7 @@ class Searcher:
         alpha0 = alpha
         best = -INF
         best_move: str | None = None
-        opp_god, carry = _next_mover(pos)
+        opp_god, carry, threat_god, threat_bound = _next_mover(pos)
         leaf = self._leaf
         h1, h2 = pos.h1, pos.h2
         any_turn = False
@@ -334,7 +347,10 @@ class Searcher:
         for layer in (h2, h1 & ~h2, BB_ALL & ~h1) if layered else (BB_ALL,):
             for t in generate(pos, BB_ALL, layer):
                 any_turn = True
-                v = WIN_SCORE - ply if t.win else -leaf(_bound(t.state) if carry else t.state, opp_god, ply + 1)
+                if t.win:
+                    v = WIN_SCORE - ply
+                else:
+                    v = -leaf(_bound(t.state) if carry else t.state, opp_god, threat_god, threat_bound, ply + 1)
                 if v > best:
                     best = v
                     best_move = t.stn
@@ -628,8 +644,9 @@ class AlphaBeta:
 
     def choose(self, position: Position, limits: Limits, stop: threading.Event, info: Info) -> str:
         n = len(position.gods)
-        if n != 2 and (limits.movestogo or NSEAT_MOVES_TO_GO) > NSEAT_MOVES_TO_GO:
-            limits = dataclasses.replace(limits, movestogo=NSEAT_MOVES_TO_GO)
+        cap = NSEAT_MOVES_TO_GO if n == 3 else TEAM_MOVES_TO_GO
+        if n != 2 and (limits.movestogo is None or limits.movestogo > cap):  # a Fischer clock sends none
+            limits = dataclasses.replace(limits, movestogo=cap)
         searcher = self.two if n == 2 else self.paranoid if n == 3 else self.teams
         return searcher.choose(position, limits, stop, info)
 
@@ -640,16 +657,23 @@ def _key(pos: Position) -> tuple[int, ...]:
     return (pos.h1, pos.h2, pos.h3, pos.domes, pos.workers[g], pos.workers[g ^ 1], me, pos.athena_up)
 
 
-def _next_mover(pos: Position) -> tuple[str, bool]:
-    """The god of the seat moving after ``pos``'s mover, and whether Athena's tag, set before this
-    turn, still binds that seat (four seats: it lasts until Athena moves again, over her teammate's
-    turn; a raw state only carries the tag a moving Athena sets)."""
+def _next_mover(pos: Position) -> tuple[str, bool, str, bool]:
+    """What a leaf after a turn of ``pos``'s mover needs to know about the two seats after it.
+
+    The god of the seat moving next, and whether Athena's tag, set before this turn, still binds
+    that seat (four seats: it lasts until Athena moves again, over her teammate's turn; a raw
+    state only carries the tag a moving Athena sets); then the god of the seat after that (four
+    seats: the mover's teammate; two seats: none, the evaluation stays the two-seat one),
+    whose threats the leaf scores, and whether the tag surely binds that seat too (four seats:
+    it is set and the seat moving next is Athena's teammate, so she does not move in between).
+    """
     gods = pos.gods
     me = pos.to_move
     if len(gods) == 2:
-        return gods[1 - me], False
+        return gods[1 - me], False, "", False  # the two-seat evaluation, unchanged
     nxt = (me + 1) & 3
-    return gods[nxt], pos.athena_up and "athena" not in (gods[nxt], gods[nxt ^ 2])
+    up = pos.athena_up
+    return gods[nxt], up and "athena" not in (gods[nxt], gods[nxt ^ 2]), gods[me ^ 2], up and gods[nxt ^ 2] == "athena"
 
 
 def _bound(state: RawState) -> RawState:

@@ -24,7 +24,7 @@ from santorini_server.rules.squares import BB_ALL, NEIGHBOURS_BY_BIT, PUSH_TARGE
 
 __all__ = [
     "immediate_win", "evaluate", "level_of", "WIN_SCORE", "same_side", "seat_sides", "seat_wins", "evaluate_for",
-    "evaluate_groups", "can_step",
+    "evaluate_groups", "can_step", "power_threats",
 ]
 
 #: Score of a won position (mate-like: a search subtracts the distance in plies).
@@ -119,8 +119,39 @@ def immediate_win(
     return False
 
 
+def power_threats(h1: int, h2: int, h3: int, domes: int, workers: int, others: int, god: str) -> int:
+    """The squares ``workers`` (playing ``god``) could win on next turn by its power alone: Pan's drops
+    of two or more levels and Artemis' second step onto level 3 (0 for every other god).
+
+    :func:`evaluate` counts only ordinary climbs as threats; with these a search sees a Pan worker
+    on level 2 beside a level-0 square as the win threat it is.  ``others`` are every other worker.
+    """
+    if god != "pan" and god != "artemis":
+        return 0
+    free = BB_ALL & ~(workers | others | domes)
+    squares = 0
+    if god == "pan":
+        high = workers & h2
+        while high:
+            w = high & -high
+            high ^= w
+            squares |= _NB[w] & free & (BB_ALL & ~h2 if h3 & w else BB_ALL & ~h1)
+        return squares
+    starts = workers & h1
+    while starts:
+        s = starts & -starts
+        starts ^= s
+        mids = _NB[s] & free & h2 & ~h3
+        while mids:
+            d = mids & -mids
+            mids ^= d
+            squares |= _NB[d] & h3 & free & ~s
+    return squares
+
+
 def evaluate(
-    h1: int, h2: int, h3: int, domes: int, mine: int, theirs: int, no_up: bool = False
+    h1: int, h2: int, h3: int, domes: int, mine: int, theirs: int, no_up: bool = False, their_god: str = "",
+    their_no_up: bool = False,
 ) -> int:
     """Heuristic score (centi-levels) of a position for the side to move (``mine``).
 
@@ -129,6 +160,9 @@ def evaluate(
     centrality; per side: the squares it could win on next turn (for the side not to move these
     are threats that must be answered; two are usually decisive); and for each of our workers,
     closeness to opponent workers that have started climbing (only a nearby worker can block).
+    ``their_god``, when given, adds the opponent's :func:`power_threats` to its threats;
+    ``their_no_up`` says Athena binds the opponent on its next turn too (four seats: her tag
+    outlives her teammate's turn), so it has no climb and no climbing threat.
     """
     occupied = mine | theirs
     free = BB_ALL & ~(occupied | domes)
@@ -165,18 +199,24 @@ def evaluate(
         t ^= w
         h = (1 if h1 & w else 0) + (1 if h2 & w else 0) + (1 if h3 & w else 0)
         nb = _NB[w] & free
-        reach = nb & le[h + 1]
-        if reach:
-            score -= _MOBILITY * reach.bit_count() + _UP[h] * (reach & exact[h + 1]).bit_count()
+        if their_no_up:
+            reach = nb & le[h]
+            score -= _MOBILITY * reach.bit_count() if reach else -_STUCK
         else:
-            score += _STUCK
-        if h == 2:
-            threats |= nb & h3
+            reach = nb & le[h + 1]
+            if reach:
+                score -= _MOBILITY * reach.bit_count() + _UP[h] * (reach & exact[h + 1]).bit_count()
+            else:
+                score += _STUCK
+            if h == 2:
+                threats |= nb & h3
         score -= _HEIGHT[h] + _CENTRE_BY_BIT[w]
         if h:
             ws = _SQ[w]
             for mw, _ in my_levels:
                 score += _NEAR[_DIST[_SQ[mw]][ws]] * h
+    if their_god and not (their_no_up and their_god == "artemis"):  # Pan's drop is no move up
+        threats |= power_threats(h1, h2, h3, domes, theirs, mine, their_god)
     if threats:
         score -= _THREAT_MANY if threats & (threats - 1) else _THREAT_ONE
     return score

@@ -17,8 +17,8 @@ from collections.abc import Callable, Iterator
 import pytest
 
 from santorini_engines import greedy, random_engine
-from santorini_engines.alphabeta import INF, NSEAT_MOVES_TO_GO, AlphaBeta, ParanoidSearcher
-from santorini_engines.evaluation import evaluate, evaluate_for, seat_wins
+from santorini_engines.alphabeta import INF, NSEAT_MOVES_TO_GO, TEAM_MOVES_TO_GO, AlphaBeta, ParanoidSearcher, _next_mover
+from santorini_engines.evaluation import evaluate, evaluate_for, immediate_win, power_threats, seat_wins
 from santorini_engines.sei_bot import Limits
 from santorini_server.referee.engine_spec import bundled_argv
 from santorini_server.rules import SIMPLE_GODS, Position, parse_square
@@ -294,3 +294,89 @@ def test_paranoid_raw_leaves_score_as_positions_do() -> None:
                 break
             position = step.position
     assert checked > 1000
+
+
+# --- four seats: Athena's tag across a teammate's turn, power threats -------------------------------
+
+
+def _random_positions(nseats: int, seed: int, games: int = 15, plies: int = 40) -> Iterator[Position]:
+    """Positions of random games with random distinct gods (placement over, before a win)."""
+    rng = random.Random(seed)
+    gods = sorted(SIMPLE_GODS)
+    for _ in range(games):
+        position = Position.start(tuple(rng.sample(gods, nseats)))
+        for _ in range(plies):
+            if position.is_lost():
+                break
+            if not position.is_placement:
+                yield position
+            step = rng.choice(position.transitions())
+            if step.win:
+                break
+            position = step.position
+
+
+def test_power_threats_are_the_wins_beyond_ordinary_climbs() -> None:
+    """For Pan and Artemis, a win now is an ordinary climb or a power threat; other gods have none."""
+    checked = 0
+    for position in _random_positions(2, 11, games=40):
+        mine, theirs = position.sides()
+        args = (position.h1, position.h2, position.h3, position.domes)
+        free = ~(mine | theirs | position.domes)
+        climbs = any(bits_nb & position.h3 & free for bits_nb in _climb_targets(position, mine))
+        for god in sorted(SIMPLE_GODS):
+            squares = power_threats(*args, mine, theirs, god)
+            if god in ("pan", "artemis"):
+                assert immediate_win(*args, mine, theirs, god, False) == (climbs or bool(squares))
+                checked += bool(squares)
+            else:
+                assert squares == 0
+    assert checked > 20
+    pan = pos("pan/mortal", "b2 e5", "a5 e1", to_move=1, heights="b2=2 a1=1 a2=1 a3=1 b1=1 b3=1 c1=1 c2=1")
+    assert power_threats(pan.h1, pan.h2, pan.h3, pan.domes, *pan.sides(), "pan") == bits("c3")
+
+
+def _climb_targets(position: Position, mine: int) -> Iterator[int]:
+    """Per worker of ``mine`` on level 2, its neighbours (an ordinary climb goes to a free level-3 one)."""
+    for sq in range(25):
+        if mine >> sq & 1 and position.level(sq) == 2:
+            yield sum(1 << n for n in range(25) if n != sq and max(abs(n // 5 - sq // 5), abs(n % 5 - sq % 5)) == 1)
+
+
+def test_evaluate_drops_the_climbs_of_an_opponent_athena_binds() -> None:
+    """Team B's worker on c3 (level 2) beside d4 (level 3) is a threat, unless Athena's tag binds B."""
+    four = pos("athena/apollo/atlas/demeter", "a1 e1", "c3 a5", to_move=3, heights="c3=2 d4=3 b4=1")
+    args = (four.h1, four.h2, four.h3, four.domes, four.workers[0], four.workers[1])
+    free = evaluate(*args, their_no_up=True)
+    assert evaluate(*args) == evaluate(*args, False, "", False)  # the defaults are the two-seat score
+    assert free - evaluate(*args) >= 160
+
+
+def test_next_mover_knows_when_athena_s_tag_surely_binds_the_seat_after_next() -> None:
+    """Athena (seat 2, team B) moved up.  After a turn of seat 3 (A), her teammate (seat 4) moves and
+    then seat 1 (A), still bound as Athena has not moved; after seat 1's turn Athena herself moves
+    next, so whether seat 3 will be bound is not known yet; after seat 4's it is Athena's turn after next."""
+    gods = "apollo/athena/atlas/demeter"
+    at = {seat: pos(gods, "b2 a5", "d4 e4", to_move=seat, athena_up=True) for seat in (1, 3, 4)}
+    assert _next_mover(at[3]) == ("demeter", False, "apollo", True)
+    assert _next_mover(at[1]) == ("athena", False, "atlas", False)
+    assert _next_mover(at[4]) == ("apollo", True, "athena", False)
+    assert _next_mover(pos("mortal/mortal", "b2 a5", "d4 e4", to_move=1)) == ("mortal", False, "", False)
+
+
+@pytest.mark.parametrize("nseats", [3, 4])
+def test_alphabeta_budgets_for_the_turns_a_seat_has_left_without_movestogo(nseats: int) -> None:
+    """A Fischer clock comes without ``movestogo``: the budget still assumes the few turns a seat of
+    a three- or four-seat game has left (not the helper's default of 20, which left most of the clock unspent)."""
+    limits = Limits(p1time=1000, p2time=1000, p3time=1000, p4time=1000 if nseats == 4 else None,
+                    p1inc=10, p2inc=10, p3inc=10, p4inc=10 if nseats == 4 else None)
+    engine = AlphaBeta()
+    position = (pos("apollo/pan/atlas", "b2 d2", "b4 d4", "c3 e3", to_move=1, heights="c2=1 c4=1") if nseats == 3
+                else pos("apollo/pan/atlas/demeter", "b2 d2", "b4 d4", to_move=1, heights="c2=1 c4=1"))
+    engine.choose(position, limits, threading.Event(), lambda _line: None)
+    searcher = engine.paranoid if nseats == 3 else engine.teams
+    moves = NSEAT_MOVES_TO_GO if nseats == 3 else TEAM_MOVES_TO_GO
+    expected = dataclasses.replace(limits, movestogo=moves).budget_for(1)
+    assert expected is not None and searcher.deadline is not None
+    assert searcher.deadline - limits.started == pytest.approx(expected)
+    assert expected > 1.5 * (limits.budget_for(1) or 0)
