@@ -20,9 +20,10 @@
   var next = document.getElementById("next");
   var label = document.getElementById("page");
 
-  function cell(row, text) {
+  function cell(row, text, left) {
     var td = document.createElement("td");
     td.textContent = text;
+    if (left) { td.className = "text"; }
     row.appendChild(td);
     return td;
   }
@@ -38,10 +39,10 @@
       link.textContent = String(g.number);
       link.setAttribute("aria-label", "view game " + g.number);
       cell(tr, "").appendChild(link);
-      cell(tr, g.players);
-      cell(tr, g.gods);
-      cell(tr, g.result);
-      cell(tr, g.termination);
+      cell(tr, g.players, true);
+      cell(tr, g.gods, true);
+      cell(tr, g.result, true);
+      cell(tr, g.termination, true);
       cell(tr, String(g.turns));
       rows.appendChild(tr);
     });
