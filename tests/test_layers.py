@@ -61,8 +61,9 @@ LAYERS: dict[str, Layer] = {
     "backends": _layer(
         "rules termination records stats adjudicator process referee tournament", "trio structlog dask distributed"
     ),
+    "viewer": _layer("rules termination records adjudicator", "jinja2 markupsafe"),
     "cli": _layer(
-        "rules sei termination records stats adjudicator process referee check tournament backends render",
+        "rules sei termination records stats adjudicator process referee check tournament backends render viewer",
         "click trio structlog",
     ),
 }

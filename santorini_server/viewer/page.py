@@ -1,0 +1,94 @@
+"""The viewer page: one self-contained HTML file (inline SVG, CSS and JavaScript, no request).
+
+Jinja2 renders ``templates/viewer.html.j2`` with autoescaping on, so every tag value and player
+name a record carries is escaped; the data travels as JSON in a ``<script type="application/json">``
+block through Jinja's ``tojson`` filter, which escapes ``<``, ``>``, ``&`` and ``'`` so no record
+text can close the block.  The stylesheet, the script and the SVG defs are the package's own
+trusted text, inserted as they are.  The JavaScript and CSS are shared once per file; a game
+costs only its data (about 130 bytes a turn).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import jinja2
+from markupsafe import Markup
+
+from ..records.durable import atomic_file
+from ..records.game import GameRecord
+from .model import games_data
+from .svg import DEFS, ISO_BOX, STYLE, TOP_BOX, geometry
+
+__all__ = ["render_viewer", "render_page", "write_viewer"]
+
+
+@functools.cache
+def _environment() -> jinja2.Environment:
+    return jinja2.Environment(
+        loader=jinja2.PackageLoader("santorini_server.viewer", "templates"),
+        autoescape=jinja2.select_autoescape(default=True, default_for_string=True),
+        trim_blocks=True,
+        lstrip_blocks=True,
+        undefined=jinja2.StrictUndefined,
+    )
+
+
+@functools.cache
+def _static(name: str) -> Markup:
+    """A file shipped in ``static/``: the package's own text, not escaped."""
+    return Markup(resources.files("santorini_server.viewer").joinpath("static", name).read_text(encoding="utf-8"))
+
+
+def _default_title(games: Sequence[dict[str, Any]]) -> str:
+    if len(games) == 1:
+        seats = games[0]["seats"]
+        return " vs ".join(s["player"] for s in seats) + " \u2014 " + "/".join(s["god"] for s in seats)
+    return f"{len(games)} Santorini games"
+
+
+def render_page(games: Sequence[dict[str, Any]], *, title: str | None = None) -> str:
+    """The HTML of a viewer holding ``games`` (:func:`~.model.game_data` dicts)."""
+    if title is None:
+        title = _default_title(games)
+    data = {"geometry": geometry(), "games": list(games)}
+    return _environment().get_template("viewer.html.j2").render(
+        title=title,
+        games=len(games),
+        data=data,
+        defs=Markup(DEFS),
+        board_css=Markup(STYLE),
+        page_css=_static("viewer.css"),
+        script=_static("viewer.js"),
+        iso_box=" ".join(map(str, ISO_BOX)),
+        top_box=" ".join(map(str, TOP_BOX)),
+    )
+
+
+def render_viewer(records: Sequence[GameRecord], *, title: str | None = None) -> str:
+    """The viewer's HTML for ``records``, each replayed through the rules core."""
+    return render_page(games_data(records), title=title)
+
+
+def write_viewer(records: Sequence[GameRecord], out: Path, *, title: str | None = None) -> None:
+    """Write one self-contained HTML file showing every record of ``records``.
+
+    Each record is replayed in Python through the rules core; one that does not re-validate is
+    shown up to its last valid turn with the problem stated.  ``#game=K`` in the URL opens the
+    K-th game (1-based; ``&turn=N`` steps to turn N); without it the first game, with the list of
+    games when there are several.  Written atomically: ``out`` is either the old file or the
+    whole new one.
+
+    Raises:
+        ValueError: ``records`` is empty.
+        OSError: ``out`` cannot be written.
+    """
+    if not records:
+        raise ValueError("no game to show")
+    text = render_viewer(records, title=title)
+    with atomic_file(out) as f:
+        f.write(text.encode("utf-8"))

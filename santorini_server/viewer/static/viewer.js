@@ -1,0 +1,364 @@
+/* The game viewer: draws the positions the page carries and steps through them.
+ *
+ * Every position, move arrow and build marker comes from the data block, which Python wrote
+ * after replaying the record through the rules core; this script only places the shapes of the
+ * SVG <defs> (santorini_server/viewer/svg.py) at the anchors of the geometry table, exactly as
+ * svg.py's board_svg does.  It never judges a rule.  The data layout is described in
+ * santorini_server/viewer/model.py.
+ */
+(function () {
+  "use strict";
+  var SVG = "http://www.w3.org/2000/svg";
+  var DATA = JSON.parse(document.getElementById("viewer-data").textContent);
+  var GEO = DATA.geometry;
+  var GAMES = DATA.games;
+  var FILES = "abcde";
+  var DOMES = "ABCD";
+  var BUILD_LABEL = {block: "+", dome: "D", atlas: "D", double: "+2", pre: "P", place: ""};
+  var state = {game: 0, k: 0, rotation: 0, topDown: false, timer: null};
+
+  function $(id) { return document.getElementById(id); }
+  function el(name, attrs, parent) {
+    var node = document.createElementNS(SVG, name);
+    for (var key in attrs) { node.setAttribute(key, attrs[key]); }
+    if (parent) { parent.appendChild(node); }
+    return node;
+  }
+  function html(name, text, parent, cls) {
+    var node = document.createElement(name);
+    if (text !== undefined && text !== null) { node.textContent = text; }
+    if (cls) { node.className = cls; }
+    if (parent) { parent.appendChild(node); }
+    return node;
+  }
+  function clear(node) { while (node.firstChild) { node.removeChild(node.firstChild); } }
+  function squareName(sq) { return FILES[sq % 5] + (5 - Math.floor(sq / 5)); }
+  function cells(board) {
+    var out = [];
+    for (var i = 0; i < 25; i++) {
+      var c = board[i], d = DOMES.indexOf(c);
+      out.push(d >= 0 ? {level: d, dome: true} : {level: +c, dome: false});
+    }
+    return out;
+  }
+  function workerGroups(p) {
+    var bySquare = {};
+    p.w.forEach(function (squares, g) { squares.forEach(function (sq) { bySquare[sq] = g; }); });
+    return bySquare;
+  }
+  function squareAttrs(sq, cell, g, letter) {
+    var a = {"data-square": squareName(sq), "data-height": cell.level, "data-dome": cell.dome ? 1 : 0,
+             "data-worker": g === undefined ? 0 : 1};
+    if (g !== undefined) { a["data-group"] = g + 1; a["data-letter"] = letter; }
+    return a;
+  }
+
+  /* --- drawing: the same elements as svg.py's iso_square / top_square ------------------- */
+
+  function drawIso(game, p) {
+    var board = $("iso-board"), labels = $("iso-labels");
+    clear(board); clear(labels);
+    var cs = cells(p.b), groups = workerGroups(p), anchors = GEO.iso[state.rotation];
+    GEO.order[state.rotation].forEach(function (sq) {
+      var cell = cs[sq], g = groups[sq], xy = anchors[sq];
+      var a = squareAttrs(sq, cell, g, g === undefined ? null : game.letters[g]);
+      a["class"] = "sq";
+      a.transform = "translate(" + xy[0] + " " + xy[1] + ")";
+      var group = el("g", a, board);
+      el("use", {href: "#v-tile"}, group);
+      for (var k = 1; k <= cell.level; k++) { el("use", {href: "#v-b" + k}, group); }
+      var z = -GEO.z[cell.level];
+      if (cell.dome) {
+        el("use", {href: "#v-dome", y: z}, group);
+      } else if (g !== undefined) {
+        el("use", {href: "#v-pawn", "class": "g" + (g + 1), y: z}, group);
+        el("text", {"class": "wl", y: z - 23}, group).textContent = game.letters[g];
+      }
+    });
+    GEO.labels[state.rotation].forEach(function (l) {
+      el("text", {"class": "lab", x: l[1], y: l[2]}, labels).textContent = l[0];
+    });
+  }
+
+  function drawTop(game, p) {
+    var board = $("top-board"), labels = $("top-labels"), size = GEO.cell, half = size / 2;
+    clear(board); clear(labels);
+    var cs = cells(p.b), groups = workerGroups(p);
+    for (var sq = 0; sq < 25; sq++) {
+      var cell = cs[sq], g = groups[sq];
+      var a = squareAttrs(sq, cell, g, g === undefined ? null : game.letters[g]);
+      a["class"] = "cell";
+      a.transform = "translate(" + (sq % 5) * size + " " + Math.floor(sq / 5) * size + ")";
+      var group = el("g", a, board);
+      el("rect", {"class": "td td" + cell.level, width: size, height: size}, group);
+      el("text", {"class": "tdh", x: 3, y: 3}, group).textContent = cell.level;
+      if (cell.dome) {
+        el("circle", {"class": "tdd", cx: half, cy: half, r: size * 0.36}, group);
+      } else if (g !== undefined) {
+        el("circle", {"class": "tdw g" + (g + 1), cx: half, cy: half, r: size * 0.3}, group);
+        el("text", {"class": "wl", x: half, y: half}, group).textContent = game.letters[g];
+      }
+    }
+    for (var i = 0; i < 5; i++) {
+      el("text", {"class": "lab", x: i * size + half, y: 5 * size + 12}, labels).textContent = FILES[i];
+      el("text", {"class": "lab", x: -11, y: i * size + half}, labels).textContent = 5 - i;
+    }
+  }
+
+  /* The current turn's marks: arrows for the moves (the mover's, and forced ones), rings for
+   * the builds and placements.  Both ends of an arrow stand at the heights the positions give. */
+  function drawMarks(game) {
+    var iso = $("iso-marks"), top = $("top-marks");
+    clear(iso); clear(top);
+    if (state.k === 0) { return; }
+    var turn = game.t[state.k - 1], a = turn.a;
+    var before = cells(game.p[state.k - 1].b), after = cells(game.p[state.k].b);
+    var anchors = GEO.iso[state.rotation], size = GEO.cell;
+    function isoPoint(sq, cs, lift) { return [anchors[sq][0], anchors[sq][1] - GEO.z[cs[sq].level] - lift]; }
+    function topPoint(sq) { return [(sq % 5 + 0.5) * size, (Math.floor(sq / 5) + 0.5) * size]; }
+    (a.mv || []).forEach(function (m) {
+      var p0 = isoPoint(m[0], before, 14), p1 = isoPoint(m[1], after, 14);
+      var attrs = {"class": "mv " + m[2], "marker-end": "url(#v-arrow-" + m[2] + ")"};
+      var q0 = topPoint(m[0]), q1 = topPoint(m[1]);
+      el("line", Object.assign({x1: p0[0], y1: p0[1], x2: p1[0], y2: p1[1]}, attrs), iso);
+      el("line", Object.assign({x1: q0[0], y1: q0[1], x2: q1[0], y2: q1[1]}, attrs), top);
+    });
+    var rings = (a.bd || []).slice();
+    (a.place || []).forEach(function (sq) { rings.push([sq, "place"]); });
+    rings.forEach(function (b) {
+      var sq = b[0], kind = b[1], pt = isoPoint(sq, after, 0), tp = topPoint(sq);
+      if (after[sq].dome) { pt[1] -= 8; }
+      el("ellipse", {"class": "bd " + kind, cx: pt[0], cy: pt[1], rx: 26, ry: 13, "data-build": kind,
+                     "data-square": squareName(sq)}, iso);
+      el("rect", {"class": "bd " + kind, x: tp[0] - size / 2 + 3, y: tp[1] - size / 2 + 3, width: size - 6,
+                  height: size - 6, rx: 4}, top);
+      var label = BUILD_LABEL[kind];
+      if (label) {
+        el("text", {"class": "bdl", x: pt[0] + 24, y: pt[1] - 10}, iso).textContent = label;
+        el("text", {"class": "bdl", x: tp[0] + size / 2 - 9, y: tp[1] + size / 2 - 9}, top).textContent = label;
+      }
+    });
+  }
+
+  /* --- the panels beside the board --------------------------------------------------------- */
+
+  function seatName(game, seat) {
+    var s = game.seats[seat - 1];
+    return "seat " + seat + " (" + s.player + ", " + s.god + ")";
+  }
+
+  function showSeats(game, p) {
+    var list = $("seats");
+    clear(list);
+    game.seats.forEach(function (s, i) {
+      var li = html("li", null, list);
+      var chip = html("span", s.letter, li, "chip g" + s.group);
+      chip.setAttribute("aria-hidden", "true");
+      var text = "S" + (i + 1) + " " + s.god + " \u2014 " + s.player;
+      if (s.team) { text += " (team " + s.team + ")"; }
+      if (p.x >> i & 1) { li.className = "out"; text += " \u2014 eliminated"; }
+      if (p.m === i + 1) { li.className += " tomove"; text += " \u2014 to move"; }
+      li.appendChild(document.createTextNode(text));
+    });
+  }
+
+  function status(game, p) {
+    if (!p) { return "This record cannot be shown: its start is not a position."; }
+    if (p.m === 0) { return "Game over: " + game.words; }
+    var verb = p.pl ? " to place" : " to move";
+    var text = "Round " + p.r + ": " + seatName(game, p.m) + verb;
+    if (p.up) { text += ". Athena's power: seat " + p.up + " may not move up this turn"; }
+    return text;
+  }
+
+  function msText(ms) { return ms === undefined ? null : (ms / 1000).toFixed(3) + " s"; }
+
+  function showTelemetry(game) {
+    var dl = $("telemetry");
+    clear(dl);
+    var rows;
+    if (state.k === 0) {
+      rows = [["Position", "start"]];
+    } else {
+      var t = game.t[state.k - 1];
+      rows = [["Turn", t.l + " " + t.s], ["By", seatName(game, t.seat)], ["Time used", msText(t.ms)],
+              ["Clock left", msText(t.clock)], ["Score", t.score], ["Depth", t.depth], ["Nodes", t.nodes]];
+      if (t.win) { rows.push(["Wins", t.win]); }
+    }
+    rows.forEach(function (r) {
+      if (r[1] === undefined || r[1] === null) { return; }
+      html("dt", r[0], dl);
+      html("dd", String(r[1]), dl);
+    });
+  }
+
+  function showTurns(game) {
+    var list = $("turns");
+    clear(list);
+    game.t.forEach(function (t, i) {
+      var li = html("li", null, list);
+      var b = html("button", null, li);
+      b.type = "button";
+      b.dataset.k = i + 1;
+      html("span", t.l, b, "num");
+      b.appendChild(document.createTextNode(t.s));
+      b.addEventListener("click", function () { go(i + 1); });
+    });
+  }
+
+  function showTags(game) {
+    var body = $("tags").tBodies[0];
+    clear(body);
+    game.tags.forEach(function (pair) {
+      var tr = html("tr", null, body);
+      html("td", pair[0], tr);
+      html("td", pair[1], tr);
+    });
+  }
+
+  function players(game) {
+    var names = game.seats.map(function (s) { return s.player; });
+    if (names.length === 4) { return names[0] + " & " + names[2] + " vs " + names[1] + " & " + names[3]; }
+    return names.join(" vs ");
+  }
+
+  /* --- stepping ---------------------------------------------------------------------------- */
+
+  function draw() {
+    var game = GAMES[state.game], p = game.p[state.k];
+    if (p) {
+      drawIso(game, p);
+      drawTop(game, p);
+      drawMarks(game);
+      showSeats(game, p);
+    }
+    $("status").textContent = status(game, p);
+    var note = [];
+    if (state.k > 0) {
+      var t = game.t[state.k - 1];
+      note.push(t.l + " " + t.s + (t.a.txt ? ": " + t.a.txt : ""));
+      (t.out || []).forEach(function (o) { note.push(o); });
+    }
+    $("note").textContent = note.join(". ");
+    $("slider").value = state.k;
+    $("slider").setAttribute("aria-valuetext", state.k === 0 ? "start" : "turn " + state.k);
+    var buttons = $("turns").querySelectorAll("button");
+    for (var i = 0; i < buttons.length; i++) {
+      var current = +buttons[i].dataset.k === state.k;
+      if (current) { buttons[i].setAttribute("aria-current", "step"); } else { buttons[i].removeAttribute("aria-current"); }
+    }
+    showTelemetry(game);
+    var cur = $("turns").querySelector('[aria-current="step"]');
+    if (cur && cur.scrollIntoView) { cur.scrollIntoView({block: "nearest"}); }
+    document.body.dataset.turn = state.k;
+    document.body.dataset.rotation = state.rotation;
+  }
+
+  function last() { return Math.max(GAMES[state.game].p.length - 1, 0); }
+  function go(k) {
+    state.k = Math.min(Math.max(k, 0), last());
+    if (state.k === last()) { stop(); }
+    draw();
+  }
+  function stop() {
+    if (state.timer !== null) { clearInterval(state.timer); state.timer = null; }
+    $("play").setAttribute("aria-pressed", "false");
+  }
+  function play() {
+    if (state.timer !== null) { stop(); return; }
+    if (state.k === last()) { state.k = 0; draw(); }
+    $("play").setAttribute("aria-pressed", "true");
+    state.timer = setInterval(function () { go(state.k + 1); }, +$("speed").value);
+  }
+
+  function openGame(index, k) {
+    stop();
+    state.game = index;
+    var game = GAMES[index];
+    $("slider").max = last();
+    showTurns(game);
+    showTags(game);
+    var problem = $("problem");
+    problem.hidden = !game.problem;
+    problem.textContent = game.problem ? "This record does not re-validate; shown up to its last valid turn. " + game.problem : "";
+    $("result").textContent = game.result + " " + game.termination + ": " + game.words;
+    $("summary").textContent = "Game " + (index + 1) + " of " + GAMES.length + ": " + players(game) + " \u2014 " +
+      game.seats.map(function (s) { return s.god; }).join("/");
+    var rows = document.querySelectorAll("#games tbody tr");
+    for (var i = 0; i < rows.length; i++) { rows[i].setAttribute("aria-selected", String(i === index)); }
+    state.k = Math.min(k || 0, last());
+    draw();
+  }
+
+  function fromHash() {
+    var m = /(?:^#|&)game=(\d+)/.exec(location.hash), t = /(?:^#|&)turn=(\d+)/.exec(location.hash);
+    var index = m ? Math.min(Math.max(+m[1], 1), GAMES.length) - 1 : 0;
+    openGame(index, t ? +t[1] : 0);
+  }
+
+  /* --- the list of games ------------------------------------------------------------------- */
+
+  function buildPicker() {
+    var body = document.querySelector("#games tbody");
+    if (!body) { return; }
+    GAMES.forEach(function (game, i) {
+      var tr = html("tr", null, body);
+      tr.tabIndex = 0;
+      tr.dataset.index = i;
+      [String(i + 1), players(game), game.seats.map(function (s) { return s.god; }).join("/"),
+       game.result + " " + game.termination, String(game.t.length)].forEach(function (v) { html("td", v, tr); });
+      tr.dataset.text = tr.textContent.toLowerCase();
+      function pick() { location.hash = "game=" + (i + 1); }
+      tr.addEventListener("click", pick);
+      tr.addEventListener("keydown", function (e) { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); pick(); } });
+    });
+    var filter = $("filter");
+    filter.addEventListener("input", function () {
+      var words = filter.value.toLowerCase().split(/\s+/).filter(Boolean), shown = 0;
+      var rows = body.rows;
+      for (var i = 0; i < rows.length; i++) {
+        var text = rows[i].dataset.text;
+        var ok = words.every(function (w) { return text.indexOf(w) >= 0; });
+        rows[i].hidden = !ok;
+        shown += ok ? 1 : 0;
+      }
+      $("shown").textContent = shown + " of " + rows.length + " games shown";
+    });
+  }
+
+  function rotate() {
+    state.rotation = (state.rotation + 1) % 4;
+    draw();
+  }
+  function toggleTop() {
+    state.topDown = !state.topDown;
+    $("topbox").hidden = !state.topDown;
+    $("toggle-top").setAttribute("aria-pressed", String(state.topDown));
+  }
+
+  $("first").addEventListener("click", function () { go(0); });
+  $("prev").addEventListener("click", function () { go(state.k - 1); });
+  $("next").addEventListener("click", function () { go(state.k + 1); });
+  $("last").addEventListener("click", function () { go(last()); });
+  $("play").addEventListener("click", play);
+  $("speed").addEventListener("change", function () { if (state.timer !== null) { stop(); play(); } });
+  $("slider").addEventListener("input", function () { go(+$("slider").value); });
+  $("rotate").addEventListener("click", rotate);
+  $("toggle-top").addEventListener("click", toggleTop);
+  document.addEventListener("keydown", function (e) {
+    var tag = e.target && e.target.tagName;
+    if (tag === "INPUT" || tag === "SELECT" || tag === "TEXTAREA" || e.altKey || e.ctrlKey || e.metaKey) { return; }
+    var keys = {
+      ArrowRight: function () { go(state.k + 1); }, ArrowLeft: function () { go(state.k - 1); },
+      Home: function () { go(0); }, End: function () { go(last()); }, " ": play,
+      r: rotate, R: rotate, t: toggleTop, T: toggleTop
+    };
+    if (keys[e.key] && !(e.key === " " && tag === "BUTTON")) { e.preventDefault(); keys[e.key](); }
+  });
+  window.addEventListener("hashchange", fromHash);
+
+  buildPicker();
+  fromHash();
+  if (window.performance && performance.mark) { performance.mark("viewer-drawn"); }
+  document.body.dataset.ready = "1";
+})();
