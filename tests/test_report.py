@@ -5,9 +5,13 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
+import subprocess
+import sys
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -179,10 +183,10 @@ def test_records_without_distinct_game_numbers_are_numbered_by_their_place() -> 
 # --- the page -----------------------------------------------------------------------------------
 
 
-def game_data(html: str) -> dict[str, object]:
+def game_data(html: str) -> dict[str, Any]:
     match = re.search(r'<script type="application/json" id="game-data">(.*?)</script>', html, re.S)
     assert match is not None
-    return json.loads(match.group(1))  # type: ignore[no-any-return]
+    return json.loads(match.group(1))
 
 
 def test_untrusted_names_are_escaped_in_the_tables_and_cannot_end_the_data_script() -> None:
@@ -192,7 +196,7 @@ def test_untrusted_names_are_escaped_in_the_tables_and_cannot_end_the_data_scrip
     assert "<img src=x" not in html and "<script>alert" not in html and "<b>cup" not in html
     assert "&lt;img src=x onerror=alert(1)&gt;" in html and "&lt;b&gt;cup&lt;/b&gt; &amp; co" in html
     data = game_data(html)
-    assert evil[0] + " vs " + evil[1] in data["strings"]  # type: ignore[operator]
+    assert evil[0] + " vs " + evil[1] in data["strings"]
 
 
 def test_the_page_carries_one_compact_row_per_game_and_requests_nothing() -> None:
@@ -237,14 +241,14 @@ def test_a_block_file_is_rewritten_only_when_its_block_gained_a_game(tmp_path: P
     for number, record in games[:3]:
         writer.add(record, number)
     assert writer.write()
-    assert viewer.calls == [(".0001-0002.html.tmp", [1, 2]), (".0003-0004.html.tmp", [3])]
+    assert viewer.calls == [("0001-0002.html", [1, 2]), ("0003-0004.html", [3])]
     assert (tmp_path / "games" / "0003-0004.html").read_text().endswith("3")
     assert sorted(p.name for p in (tmp_path / "games").iterdir()) == ["0001-0002.html", "0003-0004.html"]
     viewer.calls.clear()
-    writer.add(*reversed(games[3]))  # type: ignore[call-arg]
+    writer.add(games[3][1], 4)
     writer.add(games[5][1], 6)
     assert writer.write()
-    assert viewer.calls == [(".0003-0004.html.tmp", [3, 4]), (".0005-0006.html.tmp", [6])]
+    assert viewer.calls == [("0003-0004.html", [3, 4]), ("0005-0006.html", [6])]
     viewer.calls.clear()
     assert writer.write() and viewer.calls == []  # nothing new: the report only
     assert "5 of 40 games played" in " ".join((tmp_path / REPORT).read_text().split())
@@ -278,3 +282,76 @@ def test_a_failing_write_warns_once_and_never_raises(tmp_path: Path) -> None:
     assert len(warnings) == 1 and "cannot write the report" in warnings[0] and "recorded" in warnings[0]
     with pytest.raises(OSError):
         writer.write_now()
+
+
+# --- end to end: a real tournament, santorini report ----------------------------------------
+
+
+def santorini(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "santorini_server.cli", *args], capture_output=True, text=True,
+                          timeout=120)
+
+
+def listed_games(folder: Path) -> list[tuple[int, str, str]]:
+    """The report's game list: (number, players, link)."""
+    data = game_data((folder / REPORT).read_text())
+    s = data["strings"]
+    return [(g[0], s[g[1]], f"{s[g[6]]}#game={g[7]}") for g in data["games"]]
+
+
+def test_a_tournament_leaves_its_report_which_santorini_report_makes_again(tmp_path: Path) -> None:
+    out = tmp_path / "t"
+    proc = santorini("tournament", "-e", "random", "-e", "greedy", "--rounds", "2", "--tc", "1+0.01", "-j", "2",
+                     "--out", str(out))
+    assert proc.returncode == 0, proc.stderr
+    assert f"Report: {out / REPORT}" in proc.stdout
+    games = listed_games(out)
+    assert [n for n, _, _ in games] == [1, 2, 3, 4]
+    assert {link for _, _, link in games} == {f"games/0001-0100.html#game={k}" for k in (1, 2, 3, 4)}
+    assert sorted(p.name for p in (out / "games").iterdir()) == ["0001-0100.html"]
+    page = (out / REPORT).read_text()
+    assert "4 of 4 games played (complete)" in " ".join(page.split())
+    assert 'data-engine="random"' in page and 'data-engine="greedy"' in page
+    viewer = (out / "games" / "0001-0100.html").read_text()
+    assert "santorini tournament: games 1-100" in viewer
+
+    first = page
+    (out / REPORT).unlink()
+    shutil.rmtree(out / "games")
+    proc = santorini("report", str(out))
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == f"Wrote {out / REPORT}: 4 games, 1 viewer files in {out / 'games'}"
+    assert (out / REPORT).read_text() == first  # the same page: settings from tournament.json
+    assert (out / "games" / "0001-0100.html").read_text() == viewer
+
+    other = tmp_path / "other"
+    proc = santorini("report", str(out / "games.sgn"), "--out", str(other))
+    assert proc.returncode == 0, proc.stderr
+    assert listed_games(other) == games
+
+
+def test_a_resumed_tournament_reports_every_game(tmp_path: Path) -> None:
+    out = tmp_path / "t"
+    proc = santorini("tournament", "-e", "random", "-e", "greedy", "--tc", "1+0.01", "-j", "1", "--out", str(out))
+    assert proc.returncode == 0, proc.stderr
+    (out / REPORT).unlink()
+    shutil.rmtree(out / "games")
+    proc = santorini("tournament", "--resume", str(out))  # nothing left to play: the report is rebuilt
+    assert proc.returncode == 0, proc.stderr
+    assert [n for n, _, _ in listed_games(out)] == [1, 2]
+    assert (out / "games" / "0001-0100.html").exists()
+
+
+def test_bad_input_to_santorini_report_is_one_line(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.sgn"
+    for content, fragment in ((b'[Event "x"]\n1. zz9\n', f"{bad}: line 2"), (b"", "no games to report")):
+        bad.write_bytes(content)
+        proc = santorini("report", str(bad))
+        assert proc.returncode == 1 and "Traceback" not in proc.stderr
+        assert len(proc.stderr.strip().splitlines()) == 1 and proc.stderr.startswith("Error: ")
+        assert fragment in proc.stderr
+    proc = santorini("report", str(tmp_path / "missing"))
+    assert proc.returncode == 2 and "does not exist" in proc.stderr
+    bad.unlink()
+    proc = santorini("report", str(tmp_path))
+    assert proc.returncode == 1 and "holds no games.msgpack or games.sgn" in proc.stderr

@@ -13,8 +13,6 @@ is reported once on stderr and never stops or loses the tournament: the games ar
 
 from __future__ import annotations
 
-import contextlib
-import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -32,8 +30,8 @@ GAMES_DIR = "games"
 
 
 class ViewerWriter(Protocol):
-    """Writes one self-contained viewer page of ``records`` to ``out`` (``#game=K`` opens the
-    K-th, 1-based): ``santorini_server.viewer.write_viewer``."""
+    """Writes one self-contained viewer page of ``records`` to ``out``, atomically (``#game=K``
+    opens the K-th, 1-based): ``santorini_server.viewer.write_viewer``."""
 
     def __call__(self, records: Sequence[GameRecord], out: Path, *, title: str | None = None) -> None: ...
 
@@ -118,15 +116,8 @@ class ReportWriter:
             games_dir.mkdir(parents=True, exist_ok=True)
         for block in sorted(self._dirty, key=lambda b: b.first):
             numbers = sorted(n for n in self._games if block.first <= n <= block.last)
-            target = self.directory / block.path
-            tmp = target.with_name(f".{target.name}.tmp")
-            try:
-                viewer([self._games[n] for n in numbers], tmp,
-                       title=f"{self.info.title}: games {block.first}-{block.last}")
-                os.replace(tmp, target)
-            finally:
-                with contextlib.suppress(OSError):
-                    tmp.unlink()
+            viewer([self._games[n] for n in numbers], self.directory / block.path,
+                   title=f"{self.info.title}: games {block.first}-{block.last}")
             self._dirty.discard(block)
         data = build_report(self.info, list(self._games.items()), standings=self._standings,
                             block_size=self.block_size)
