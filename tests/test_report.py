@@ -267,6 +267,9 @@ def test_writes_are_due_after_the_interval_and_only_when_something_changed(tmp_p
     assert not writer.due(104.9) and writer.due(105.0)
     writer.write(105.0)
     assert not writer.due(500.0)
+    writer.add(games[2][1], 3)
+    writer.cost = 2.0  # a slow write (a huge tournament): the next waits ten times as long
+    assert not writer.due(124.9) and writer.due(125.0)
 
 
 def test_a_failing_write_warns_once_and_never_raises(tmp_path: Path) -> None:

@@ -14,6 +14,7 @@ is reported once on stderr and never stops or loses the tournament: the games ar
 from __future__ import annotations
 
 import sys
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Protocol
@@ -72,6 +73,8 @@ class ReportWriter:
         self._standings = empty_standings(info.seats, info.engines)
         self._dirty: set[Block] = set()
         self._written_at: float | None = None
+        self.cost = 0.0
+        """Seconds the last :meth:`write` took."""
 
     def add(self, record: GameRecord, number: int) -> None:
         """Count a finished game (schedule number ``number``); shown at the next :meth:`write`."""
@@ -82,11 +85,12 @@ class ReportWriter:
         self._dirty.add(block_of(number, self.block_size))
 
     def due(self, now: float) -> bool:
-        """Whether a write is due at monotonic time ``now``: something changed and ``interval``
-        seconds have passed since the last write (or there was none)."""
+        """Whether a write is due at monotonic time ``now``: something changed, and ``interval``
+        seconds have passed since the last write (or there was none), or ten times what that
+        write took if longer (a huge tournament's report never takes over a tenth of the time)."""
         if not self._dirty:
             return False
-        return self._written_at is None or now - self._written_at >= self.interval
+        return self._written_at is None or now - self._written_at >= max(self.interval, 10 * self.cost)
 
     def write(self, now: float | None = None) -> bool:
         """Rewrite the changed viewer files, then ``report.html``; True if all was written.
@@ -95,6 +99,7 @@ class ReportWriter:
         """
         if now is not None:
             self._written_at = now
+        started = time.perf_counter()
         try:
             self.write_now()
         except Exception as exc:  # a report must never stop a tournament (its games are safe)
@@ -102,6 +107,8 @@ class ReportWriter:
                 self._warned = True
                 self._warn(f"Warning: cannot write the report in {self.directory}: {exc} (the games are recorded)")
             return False
+        finally:
+            self.cost = time.perf_counter() - started
         return True
 
     def write_now(self) -> None:
