@@ -58,6 +58,7 @@ from ..records.replay import (
     turn_labels,
 )
 from ..render import render
+from ..viewer import game_data, write_page
 
 __all__ = ["replay", "convert"]
 
@@ -375,7 +376,10 @@ def _interactive(record: GameRecord, number: int, start_at: int | None) -> int:
 
 @click.command()
 @click.argument("file", type=click.Path(dir_okay=True, path_type=Path))
-@click.option("--game", "-g", type=int, help="Replay game N (1 = the first game in the file), drawing the board after each turn.")
+@click.option(
+    "--game", "-g", type=int, multiple=True,
+    help="Replay game N (1 = the first game in the file), drawing the board after each turn; with --html, repeatable.",
+)
 @click.option("--turn", "-t", type=click.IntRange(min=0), help="With --game: stop after turn K (on a terminal: start there).")
 @click.option(
     "--check", is_flag=True, help="Only re-validate every game; print the problems; exit 1 if any (or if the file is damaged)."
@@ -384,7 +388,13 @@ def _interactive(record: GameRecord, number: int, start_at: int | None) -> int:
 @click.option(
     "--jobs", "-j", type=click.IntRange(min=1), help="Worker processes for checking (default: all CPUs for files of 2000+ games)."
 )
-def replay(file: Path, game: int | None, turn: int | None, check: bool, no_board: bool, jobs: int | None) -> None:
+@click.option(
+    "--html", "html_out", type=click.Path(path_type=Path),
+    help="Write the games (all, or each --game N) as one self-contained HTML viewer to this file.",
+)
+def replay(
+    file: Path, game: tuple[int, ...], turn: int | None, check: bool, no_board: bool, jobs: int | None, html_out: Path | None
+) -> None:
     """List, check or replay the games of FILE (SGN or msgpack archive, told apart by content).
 
     Every turn of every game is re-validated by the rules engine from the game's Start, and the
@@ -396,23 +406,77 @@ def replay(file: Path, game: int | None, turn: int | None, check: bool, no_board
     With --game N, the game is replayed board by board: on a terminal, step with Enter/space/n
     (next), p/b (back), a turn number + Enter (jump) and q (quit); otherwise every turn (or up to
     --turn K) is printed.
+
+    With --html OUT.html, the games (every game, or each --game N) are written to one HTML file
+    that opens offline in any browser: the 2.5D board with rotation, a top-down helper, stepping
+    and the turn list (SPEC.md section 14.5).
     """
+    for n in game:
+        if n < 1:
+            raise _fail(f"bad --game {n}: games are numbered from 1")
+    if html_out is not None:
+        if check or no_board or turn is not None:
+            raise _fail("--html writes a viewer: it does not combine with --check, --no-board or --turn")
+        sys.exit(_write_html(file, game, html_out))
+    if len(game) > 1:
+        raise _fail("give one --game N (several games go into one file with --html)")
     reader = _Reader(file)
     try:
-        if game is not None:
-            if game < 1:
-                raise _fail(f"bad --game {game}: games are numbered from 1")
-            record = _find_game(reader, game)
+        if game:
+            record = _find_game(reader, game[0])
             if no_board:
-                status = _list_turns(record, game, turn)
+                status = _list_turns(record, game[0], turn)
             elif sys.stdout.isatty() and sys.stdin.isatty():
-                status = _interactive(record, game, turn)
+                status = _interactive(record, game[0], turn)
             else:
-                status = _show_game(record, game, turn)
+                status = _show_game(record, game[0], turn)
             sys.exit(status)
         sys.exit(_list_or_check(reader, check, jobs))
     finally:
         reader.close()
+
+
+def _read_all(file: Path) -> list[GameRecord]:
+    """Every game of ``file``; a damaged archive region or an SGN error is a one-line error (a
+    viewer shows whole files, never silently part of one)."""
+    reader = _Reader(file)
+    records: list[GameRecord] = []
+    try:
+        for item in reader.items():
+            record = item if isinstance(item, CorruptFrame) else _record_of(item)
+            if isinstance(record, CorruptFrame):
+                raise _fail(f"{file}: {_damage_text(record).removeprefix('warning: ')}")
+            records.append(record)
+    finally:
+        reader.close()
+    if reader.error:
+        raise _fail(reader.error)
+    if not records:
+        raise _fail(f"{file} holds no games")
+    return records
+
+
+def _write_html(file: Path, numbers: tuple[int, ...], out: Path) -> int:
+    """``replay --html``: the chosen games (all by default) as one viewer file; exit status 1 if
+    any game does not re-validate (it is still written, shown up to its last valid turn)."""
+    records = _read_all(file)
+    for n in numbers:
+        if n > len(records):
+            raise _fail(f"no game {n}: {file} holds {len(records)} game{'s' if len(records) != 1 else ''}")
+    chosen = [records[n - 1] for n in numbers] if numbers else records
+    games = [game_data(record, n) for n, record in zip(numbers or range(1, len(records) + 1), chosen, strict=True)]
+    if out.is_dir():
+        raise _fail(f"{out} is a directory")
+    try:
+        write_page(games, out, title=None if len(games) == 1 else f"{file.name}: {len(games)} games")
+    except OSError as exc:
+        raise _fail(f"cannot write {out}: {exc.strerror or exc}") from None
+    bad = [g for g in games if g["problem"]]
+    for g in bad:
+        click.echo(f"{_symbols()[0]} {g['problem']}")
+    click.echo(f"wrote {out} ({len(games)} game{'s' if len(games) != 1 else ''}"
+               + (f", {len(bad)} with problems" if bad else "") + ")")
+    return 1 if bad else 0
 
 
 def _list_turns(record: GameRecord, number: int, upto: int | None) -> int:

@@ -10,10 +10,12 @@ from pathlib import Path
 
 import click
 
+from ..records import atomic_file
 from ..render import render
 from ..rules import NotationError, Position, parse_sps
 from ..rules import divide as _divide
 from ..rules import perft as _perft
+from ..viewer import board_svg, position_data
 
 __all__ = ["legal", "perft", "show"]
 
@@ -173,14 +175,38 @@ def _run_suite(path: Path) -> int:
 @click.option(
     "--colour/--no-colour", "--color/--no-color", default=None, help="Force colour on or off (default: when a terminal)."
 )
-def show(sps: str, colour: bool | None) -> None:
+@click.option("--svg", "svg_out", type=click.Path(path_type=Path),
+              help="Write the position as an SVG picture (the 2.5D view) to this file instead.")
+@click.option("--top-down", is_flag=True, help="With --svg: draw the top-down helper (levels as numbers) instead.")
+@click.option("--rotate", type=click.IntRange(0, 3), default=0, show_default=True,
+              help="With --svg: quarter turns of the 2.5D view.")
+def show(sps: str, colour: bool | None, svg_out: Path | None, top_down: bool, rotate: int) -> None:
     """Draw the position SPS: each cell is its level 0-3 and a worker; ^^ is a dome.
 
     Workers are X (player 1) and O (player 2); three seats add V (seat 3); four seats show the
-    teams' shared workers as A (seats 1 and 3) and B (seats 2 and 4).
+    teams' shared workers as A (seats 1 and 3) and B (seats 2 and 4).  With --svg the same
+    position is written as a picture for documents and bug reports (SPEC.md section 14.5).
     """
     pos = _position(sps)
+    if svg_out is not None:
+        _write_svg(pos, svg_out, top_down, rotate)
+        return
+    if top_down or rotate:
+        raise click.ClickException("--top-down and --rotate go with --svg FILE")
     if colour is None:
         colour = sys.stdout.isatty()
     click.echo(render(pos, colour=colour), color=colour)
     click.echo(f"  {pos.sps()}")
+
+
+def _write_svg(pos: Position, out: Path, top_down: bool, rotation: int) -> None:
+    """``show --svg``: the position as a standalone SVG file, written atomically."""
+    if out.is_dir():
+        raise click.ClickException(f"{out} is a directory")
+    text = board_svg(position_data(pos), pos.nseats, top_down=top_down, rotation=rotation, title=pos.sps())
+    try:
+        with atomic_file(out) as f:
+            f.write(text.encode("utf-8"))
+    except OSError as exc:
+        raise click.ClickException(f"cannot write {out}: {exc.strerror or exc}") from None
+    click.echo(f"wrote {out}")

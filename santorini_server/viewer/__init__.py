@@ -6,7 +6,7 @@ SPEC.md section 14.5 describes what the page shows.
 """
 
 from .model import game_data, games_data, position_data
-from .page import render_page, render_viewer, write_viewer
+from .page import render_page, render_viewer, write_page, write_viewer
 from .svg import board_svg
 
-__all__ = ["write_viewer", "render_viewer", "render_page", "game_data", "games_data", "position_data", "board_svg"]
+__all__ = ["write_viewer", "write_page", "render_viewer", "render_page", "game_data", "games_data", "position_data", "board_svg"]

@@ -24,7 +24,7 @@ from ..records.game import GameRecord
 from .model import games_data
 from .svg import DEFS, ISO_BOX, STYLE, TOP_BOX, geometry
 
-__all__ = ["render_viewer", "render_page", "write_viewer"]
+__all__ = ["render_viewer", "render_page", "write_page", "write_viewer"]
 
 
 @functools.cache
@@ -74,6 +74,13 @@ def render_viewer(records: Sequence[GameRecord], *, title: str | None = None) ->
     return render_page(games_data(records), title=title)
 
 
+def write_page(games: Sequence[dict[str, Any]], out: Path, *, title: str | None = None) -> None:
+    """Write :func:`render_page` of ``games`` to ``out`` atomically (the old file or the whole new one)."""
+    text = render_page(games, title=title)
+    with atomic_file(out) as f:
+        f.write(text.encode("utf-8"))
+
+
 def write_viewer(records: Sequence[GameRecord], out: Path, *, title: str | None = None) -> None:
     """Write one self-contained HTML file showing every record of ``records``.
 
@@ -89,6 +96,4 @@ def write_viewer(records: Sequence[GameRecord], out: Path, *, title: str | None 
     """
     if not records:
         raise ValueError("no game to show")
-    text = render_viewer(records, title=title)
-    with atomic_file(out) as f:
-        f.write(text.encode("utf-8"))
+    write_page(games_data(records), out, title=title)

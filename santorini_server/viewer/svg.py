@@ -29,13 +29,13 @@ __all__ = ["TILE_W", "TILE_H", "LEVEL_Z", "CELL", "DEFS", "STYLE", "geometry", "
 #: The ground diamond of one square (isometric: twice as wide as deep).
 TILE_W, TILE_H = 72, 36
 #: Height above the ground of the top of level 0, 1, 2, 3 (blocks get lower as they narrow).
-LEVEL_Z = (0, 18, 34, 48)
+LEVEL_Z = (0, 14, 26, 36)
 #: Each block's width as a share of the tile: the physical pieces narrow as the tower grows.
-_BLOCK_SCALE = (0.9, 0.76, 0.62)
+_BLOCK_SCALE = (0.86, 0.72, 0.58)
 #: Side of a top-down cell.
 CELL = 44
 #: The 2.5D view box: the board diamond plus room for towers, domes and pawns above it.
-ISO_BOX = (-200, -150, 400, 300)
+ISO_BOX = (-200, -148, 400, 256)
 TOP_BOX = (-22, -6, CELL * 5 + 30, CELL * 5 + 30)
 
 

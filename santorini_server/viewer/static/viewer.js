@@ -248,10 +248,25 @@
       if (current) { buttons[i].setAttribute("aria-current", "step"); } else { buttons[i].removeAttribute("aria-current"); }
     }
     showTelemetry(game);
-    var cur = $("turns").querySelector('[aria-current="step"]');
-    if (cur && cur.scrollIntoView) { cur.scrollIntoView({block: "nearest"}); }
+    scrollTurns();
     document.body.dataset.turn = state.k;
     document.body.dataset.rotation = state.rotation;
+  }
+
+  /* Keep the current turn visible in the turn list (and only there: the page itself never jumps),
+   * once per frame however many steps a key or the slider makes meanwhile. */
+  var scrollPending = false;
+  function scrollTurns() {
+    if (scrollPending) { return; }
+    scrollPending = true;
+    requestAnimationFrame(function () {
+      scrollPending = false;
+      var list = $("turns"), cur = list.querySelector('[aria-current="step"]');
+      if (!cur) { return; }
+      var top = cur.offsetTop, bottom = top + cur.offsetHeight;
+      if (top < list.scrollTop) { list.scrollTop = top; }
+      else if (bottom > list.scrollTop + list.clientHeight) { list.scrollTop = bottom - list.clientHeight; }
+    });
   }
 
   function last() { return Math.max(GAMES[state.game].p.length - 1, 0); }
