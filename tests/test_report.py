@@ -15,13 +15,16 @@ from typing import Any
 
 import pytest
 
-from santorini_server.records import GameRecord
+from santorini_server.records import GameRecord, read_archive
 from santorini_server.stats.standings import Standings
+from santorini_server.tournament.config import Settings, TournamentConfig
+from santorini_server.tournament.output import TournamentFiles
 from santorini_server.tournament.report import (
     Block,
     ReportInfo,
     block_of,
     build_report,
+    config_info,
     game_blocks,
     numbered,
     records_info,
@@ -29,6 +32,8 @@ from santorini_server.tournament.report import (
 )
 from santorini_server.tournament.report_files import REPORT, ReportWriter
 from santorini_server.tournament.report_page import chart_geometry, render_report
+from santorini_server.tournament.runner import run_tournament
+from santorini_server.tournament.schedule import ScheduledGame
 from santorini_server.tournament.scoring import count_game, empty_standings, termination_table
 from tests.test_records_nseat import play_game
 
@@ -285,6 +290,58 @@ def test_a_failing_write_warns_once_and_never_raises(tmp_path: Path) -> None:
     assert len(warnings) == 1 and "cannot write the report" in warnings[0] and "recorded" in warnings[0]
     with pytest.raises(OSError):
         writer.write_now()
+
+
+# --- the tournament's collector keeps the report ------------------------------------------------
+
+
+class RecordsBackend:
+    """Plays nothing: sends a ready random legal game for each scheduled game (the seats' names
+    as scheduled), so the collector's bookkeeping is tested without engines."""
+
+    def __init__(self, config: TournamentConfig) -> None:
+        self.config = config
+
+    async def play(self, games: list[ScheduledGame], results: Any, started: Any) -> None:
+        names = [spec.name for spec in self.config.specs]
+        async with results:
+            for game in games:
+                started(game)
+                record = play_game(GODS[2], game.number).record
+                await results.send(renamed(record, [names[i] for i in game.seats], game.number))
+
+
+async def test_the_tournament_rewrites_its_report_as_games_finish_and_a_failing_report_stops_nothing(
+    tmp_path: Path,
+) -> None:
+    config = TournamentConfig.from_settings(Settings(engines=["random", "greedy"], rounds=3, tc="1+0.01"))
+    viewer = FakeViewer()
+    report = ReportWriter(tmp_path, config_info(config), viewer=viewer, interval=0.0, slowdown=0.0)
+    files = TournamentFiles(tmp_path)
+    try:
+        result = await run_tournament(config, files, backend=RecordsBackend(config), emit=lambda _: None, report=report)
+    finally:
+        files.close()
+    assert result.complete and result.played == 6
+    assert [numbers for _, numbers in viewer.calls] == [[1], [1, 2], [1, 2, 3], [1, 2, 3, 4], [1, 2, 3, 4, 5],
+                                                       [1, 2, 3, 4, 5, 6]]  # after each game; nothing new at the end
+    assert [n for n, _, _ in listed_games(tmp_path)] == [1, 2, 3, 4, 5, 6]
+    assert "6 of 6 games played (complete)" in " ".join((tmp_path / REPORT).read_text().split())
+
+    def broken(records: Sequence[GameRecord], out: Path, *, title: str | None = None) -> None:
+        raise OSError(28, "No space left on device")
+
+    warnings: list[str] = []
+    folder = tmp_path / "again"
+    report = ReportWriter(folder, config_info(config), viewer=broken, interval=0.0, warn=warnings.append)
+    files = TournamentFiles(folder)
+    try:
+        result = await run_tournament(config, files, backend=RecordsBackend(config), emit=lambda _: None, report=report)
+    finally:
+        files.close()
+    assert result.complete and result.played == 6 and len(read_archive(folder / "games.msgpack")[0]) == 6
+    assert warnings == [f"Warning: cannot write the report in {folder}: [Errno 28] No space left on device "
+                        "(the games are recorded)"]
 
 
 # --- end to end: a real tournament, santorini report ----------------------------------------

@@ -59,12 +59,14 @@ class ReportWriter:
         *,
         viewer: ViewerWriter | None = None,
         interval: float = 5.0,
+        slowdown: float = 10.0,
         block_size: int = BLOCK_SIZE,
         warn: Callable[[str], None] = _stderr,
     ) -> None:
         self.directory = directory
         self.info = info
         self.interval = interval
+        self.slowdown = slowdown
         self.block_size = block_size
         self._viewer = viewer
         self._warn = warn
@@ -86,11 +88,12 @@ class ReportWriter:
 
     def due(self, now: float) -> bool:
         """Whether a write is due at monotonic time ``now``: something changed, and ``interval``
-        seconds have passed since the last write (or there was none), or ten times what that
-        write took if longer (a huge tournament's report never takes over a tenth of the time)."""
+        seconds have passed since the last write (or there was none), or ``slowdown`` times what
+        that write took if longer (so a huge tournament's report takes at most a tenth of the
+        collector's time by default)."""
         if not self._dirty:
             return False
-        return self._written_at is None or now - self._written_at >= max(self.interval, 10 * self.cost)
+        return self._written_at is None or now - self._written_at >= max(self.interval, self.slowdown * self.cost)
 
     def write(self, now: float | None = None) -> bool:
         """Rewrite the changed viewer files, then ``report.html``; True if all was written.
