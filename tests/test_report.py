@@ -181,6 +181,7 @@ def test_records_without_distinct_game_numbers_are_numbered_by_their_place() -> 
     assert [(n, r.players) for n, r in numbered(plain)] == [(k, r.players) for k, r in enumerate(plain, 1)]
     head = records_info("file", numbered(plain))
     assert head.engines == ("beta", "alpha") and head.seats == 2 and head.time_control == "10+0.1"
+    assert head.title == "N-seat test"  # the games' Event tag
     with pytest.raises(ValueError, match="2 and 3 seats"):
         records_info("mixed", [*numbered(plain), (9, tournament_games(3, ("a", "b", "c"), 1)[0][1])])
 

@@ -337,9 +337,10 @@ def config_info(config: TournamentConfig) -> ReportInfo:
     )
 
 
-def records_info(title: str, games: Sequence[tuple[int, GameRecord]]) -> ReportInfo:
-    """The report head of games read from a file with no tournament settings beside it: the
-    engines in order of first appearance, and the time control and gods the records state.
+def records_info(name: str, games: Sequence[tuple[int, GameRecord]]) -> ReportInfo:
+    """The report head of games read from a file with no tournament settings beside it: titled
+    by their ``Event`` tag when they share one (else ``name``), the engines in order of first
+    appearance, and the time control and gods the records state.
 
     Raises:
         ValueError: no games, or games of different seat counts (their standings differ in kind).
@@ -352,8 +353,10 @@ def records_info(title: str, games: Sequence[tuple[int, GameRecord]]) -> ReportI
     engines = tuple(dict.fromkeys(name for _, record in games for name in record.players))
     controls = list(dict.fromkeys(record.tag("TimeControl") or "?" for _, record in games))
     gods = list(dict.fromkeys("/".join(record.gods) for _, record in games))
+    events = {record.tag("Event") for _, record in games}
+    title = events.pop() if len(events) == 1 else None
     return ReportInfo(
-        title=title, engines=engines, seats=seats.pop(),
+        title=title or name, engines=engines, seats=seats.pop(),
         time_control=", ".join(controls) if len(controls) <= 3 else f"{len(controls)} different",
         gods=", ".join(gods) if len(gods) <= 3 else f"{len(gods)} matchups",
     )
