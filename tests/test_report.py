@@ -374,7 +374,8 @@ def test_a_tournament_leaves_its_report_which_santorini_report_makes_again(tmp_p
     assert "4 of 4 games played (complete)" in " ".join(page.split())
     assert 'data-engine="random"' in page and 'data-engine="greedy"' in page
     viewer = (out / "games" / "0001-0100.html").read_text()
-    assert "santorini tournament: games 1-100" in viewer
+    assert "santorini tournament (t): games 1-100" in viewer
+    assert "<h1>santorini tournament (t)</h1>" in page
 
     first = page
     (out / REPORT).unlink()

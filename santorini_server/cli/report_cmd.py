@@ -11,7 +11,7 @@ import click
 from ..records import CorruptFrame, GameRecord, RecordError, iter_records, map_file
 from ..tournament.config import STATE_FILE, TournamentConfig, load_settings
 from ..tournament.output import ARCHIVE, SGN
-from ..tournament.report import ReportInfo, config_info, numbered, records_info
+from ..tournament.report import ReportInfo, config_info, game_blocks, numbered, records_info
 from ..tournament.report_files import GAMES_DIR, REPORT, ReportWriter
 
 __all__ = ["report"]
@@ -46,7 +46,7 @@ def _tournament_info(folder: Path) -> ReportInfo | None:
     if not (folder / STATE_FILE).exists():
         return None
     try:
-        return config_info(TournamentConfig.from_settings(load_settings(folder)))
+        return config_info(TournamentConfig.from_settings(load_settings(folder)), folder.resolve().name)
     except ValueError as exc:
         raise click.ClickException(str(exc)) from None
 
@@ -90,5 +90,7 @@ def report(source: Path, out_dir: Path | None) -> None:
         writer.write_now()
     except OSError as exc:
         raise click.ClickException(f"cannot write the report in {out}: {exc.strerror or exc}") from None
-    blocks = len({(n - 1) // writer.block_size for n, _ in games})
+    except ValueError as exc:  # a record the viewer cannot show at all
+        raise click.ClickException(f"{records_path}: {exc}") from None
+    blocks = len(game_blocks((n for n, _ in games), writer.block_size))
     click.echo(f"Wrote {out / REPORT}: {len(games)} games, {blocks} viewer files in {out / GAMES_DIR}")

@@ -328,11 +328,13 @@ def _thin(points: list[tuple[int, float]], limit: int) -> tuple[tuple[int, float
     return tuple(points[round(k * step)] for k in range(limit))
 
 
-def config_info(config: TournamentConfig) -> ReportInfo:
-    """A tournament's report head, from its settings."""
+def config_info(config: TournamentConfig, folder: str = "") -> ReportInfo:
+    """A tournament's report head, from its settings; titled by its event and its ``folder``'s
+    name (the date and time of a default folder), which tell two tournaments' reports apart."""
     settings = config.settings
     return ReportInfo(
-        title=settings.event, engines=tuple(spec.name for spec in config.specs), seats=config.players,
+        title=f"{settings.event} ({folder})" if folder else settings.event,
+        engines=tuple(spec.name for spec in config.specs), seats=config.players,
         time_control=str(config.tc), gods=settings.gods, planned=len(config.schedule),
     )
 
