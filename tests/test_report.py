@@ -137,7 +137,7 @@ def test_the_chart_of_a_known_history() -> None:
     assert b.points == ((1, 0.0), (2, 0.0), (3, 1 / 3), (4, 0.25))
     geometry = chart_geometry((a, b), 4, width=140, height=122)  # box: x 44..128, y 10..100
     assert geometry.lines[0].points.split()[0] == "65.0,10.0" and geometry.lines[0].points.split()[-1] == "128.0,32.5"
-    assert geometry.lines[1].last == "25.0%"
+    assert geometry.lines[1].last == "25.0%" and geometry.lines[1].end == (128.0, 77.5)
 
 
 def test_termination_counts_and_the_losses_table() -> None:

@@ -25,7 +25,8 @@ const lines = Array.from(document.querySelectorAll("#chart polyline")).map(p => 
   return {engine: p.dataset.engine, points: p.points.numberOfItems, width: box.width, height: box.height};
 });
 return {
-  ready: window.reportReady, standings: cells("#standings"), crosstable: cells("#crosstable"),
+  ready: window.reportReady, ends: document.querySelectorAll("#chart circle.end").length,
+  standings: cells("#standings"), crosstable: cells("#crosstable"),
   losses: cells("#losses"), games: cells("#games"), lines: lines, page: document.getElementById("page").textContent,
   counts: Array.from(document.querySelectorAll("#termination-counts .count")).map(c => c.textContent),
   links: Array.from(document.querySelectorAll("#games tbody a")).map(a => a.getAttribute("href")),
@@ -67,6 +68,7 @@ def test_the_report_shows_its_tables_and_chart_and_opens_the_viewer_on_the_click
     assert page["losses"] == [list(row) for row in data.losses.rows]
     assert page["counts"] == [f"{tag} {count}" for tag, count in data.terminations]
     assert [line["engine"] for line in page["lines"]] == list(engines)
+    assert page["ends"] == len(engines)  # each line's last point marked
     for line, expected in zip(page["lines"], data.chart, strict=True):
         assert line["points"] == len(expected.points) > 0 and line["width"] > 0  # drawn across the chart
     assert [row[0] for row in page["games"]] == [str(g.number) for g in data.games]

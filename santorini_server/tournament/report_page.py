@@ -34,12 +34,13 @@ class Tick:
 
 @dataclass(frozen=True)
 class PlacedLine:
-    """A chart line in SVG coordinates: ``points`` is the polyline's attribute, ``last`` the final
-    score as a percentage."""
+    """A chart line in SVG coordinates: ``points`` is the polyline's attribute, ``end`` its last
+    point (marked, so a line of one game shows too), ``last`` the final score as a percentage."""
 
     name: str
     colour: str
     points: str
+    end: tuple[float, float] | None
     last: str
 
 
@@ -69,6 +70,7 @@ def chart_geometry(lines: tuple[ChartLine, ...], played: int, width: int = 640, 
             line.name,
             PALETTE[i % len(PALETTE)],
             " ".join(f"{x(g):.1f},{y(s):.1f}" for g, s in line.points),
+            (round(x(line.points[-1][0]), 1), round(y(line.points[-1][1]), 1)) if line.points else None,
             f"{line.points[-1][1] * 100:.1f}%" if line.points else "n/a",
         )
         for i, line in enumerate(lines)
