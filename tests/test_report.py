@@ -14,7 +14,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from click.testing import CliRunner, Result
 
+from santorini_server.cli import main
 from santorini_server.records import GameRecord, read_archive
 from santorini_server.stats.standings import Standings
 from santorini_server.tournament.config import Settings, TournamentConfig
@@ -406,14 +408,19 @@ def test_a_resumed_tournament_reports_every_game(tmp_path: Path) -> None:
 
 def test_bad_input_to_santorini_report_is_one_line(tmp_path: Path) -> None:
     bad = tmp_path / "bad.sgn"
+
+    def report(path: Path) -> Result:
+        result = CliRunner().invoke(main, ["report", str(path)])
+        assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+        return result
+
     for content, fragment in ((b'[Event "x"]\n1. zz9\n', f"{bad}: line 2"), (b"", "no games to report")):
         bad.write_bytes(content)
-        proc = santorini("report", str(bad))
-        assert proc.returncode == 1 and "Traceback" not in proc.stderr
-        assert len(proc.stderr.strip().splitlines()) == 1 and proc.stderr.startswith("Error: ")
-        assert fragment in proc.stderr
-    proc = santorini("report", str(tmp_path / "missing"))
-    assert proc.returncode == 2 and "does not exist" in proc.stderr
+        result = report(bad)
+        assert result.exit_code == 1 and result.stderr.count("\n") == 1 and result.stderr.startswith("Error: ")
+        assert fragment in result.stderr
+    result = report(tmp_path / "missing")
+    assert result.exit_code == 2 and "does not exist" in result.stderr
     bad.unlink()
-    proc = santorini("report", str(tmp_path))
-    assert proc.returncode == 1 and "holds no games.msgpack or games.sgn" in proc.stderr
+    result = report(tmp_path)
+    assert result.exit_code == 1 and "holds no games.msgpack or games.sgn" in result.stderr
