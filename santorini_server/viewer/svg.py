@@ -127,8 +127,8 @@ def draw_order(rotation: int) -> list[int]:
 def _labels(rotation: int) -> list[list[Any]]:
     """File letters and rank digits along the two front edges, beside the edge squares."""
     out: list[list[Any]] = []
-    for edge, dx in ((lambda c, d: d == 4, -1), (lambda c, d: c == 4, 1)):
-        squares = [sq for sq in range(25) if edge(*_rotated(sq, rotation))]
+    for axis, dx in ((1, -1), (0, 1)):  # the front-left edge (front row), the front-right edge (right column)
+        squares = [sq for sq in range(25) if _rotated(sq, rotation)[axis] == 4]
         files_vary = len({SQUARE_NAMES[sq][0] for sq in squares}) > 1
         for sq in squares:
             x, y = iso_anchor(sq, rotation)

@@ -231,6 +231,8 @@
       drawTop(game, p);
       drawMarks(game);
       showSeats(game, p);
+    } else {  /* a record whose start is not a position: nothing to draw */
+      ["iso-board", "iso-marks", "iso-labels", "top-board", "top-marks", "top-labels", "seats"].forEach(function (id) { clear($(id)); });
     }
     $("status").textContent = status(game, p);
     var note = [];
