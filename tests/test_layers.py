@@ -54,14 +54,16 @@ LAYERS: dict[str, Layer] = {
     "render": _layer("rules", pure=True),
     "records": _layer("rules termination", "msgspec"),
     "adjudicator": _layer("rules sei termination records", "msgspec", pure=True),
+    "viewer": _layer("rules termination records adjudicator", "jinja2 markupsafe"),
     "process": _layer("", "trio structlog"),
     "referee": _layer("rules sei termination records stats adjudicator process", "trio structlog msgspec"),
     "check": _layer("rules sei termination records adjudicator process referee", "trio structlog"),
-    "tournament": _layer("rules sei termination records stats adjudicator process referee", "trio structlog msgspec"),
+    "tournament": _layer(
+        "rules sei termination records stats adjudicator process referee viewer", "trio structlog msgspec jinja2 markupsafe"
+    ),
     "backends": _layer(
         "rules termination records stats adjudicator process referee tournament", "trio structlog dask distributed"
     ),
-    "viewer": _layer("rules termination records adjudicator", "jinja2 markupsafe"),
     "cli": _layer(
         "rules sei termination records stats adjudicator process referee check tournament backends render viewer",
         "click trio structlog",

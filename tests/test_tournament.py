@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
 import signal
 import subprocess
 import sys
@@ -361,6 +362,8 @@ def test_ctrl_c_and_sigterm_stop_promptly_save_and_print_the_resume_command(
     assert leftovers(marker) == []
     finished = stdout.count("Finished game")
     assert len(numbers(out)) == finished
+    listed = re.findall(r'\[(\d+),', (out / "report.html").read_text().split('id="game-data">', 1)[1])
+    assert sorted(map(int, listed)) == numbers(out)  # the report, written on the way out, lists them all
 
 
 def test_progress_bar_with_eta_on_a_terminal(tmp_path: Path) -> None:

@@ -22,6 +22,7 @@ _COMMANDS: dict[str, tuple[str, str, str]] = {
     "match": ("match_cmd", "match", "Play games between two engines and print the score."),
     "check": ("check_cmd", "check", "Test an engine's SEI compliance, one line per check."),
     "replay": ("replay_cmd", "replay", "List, check or replay the games of an SGN file or msgpack archive."),
+    "report": ("report_cmd", "report", "Write report.html (standings, chart, every game viewable) for records."),
     "convert": ("replay_cmd", "convert", "Convert game records between SGN and msgpack, losslessly."),
     "play": ("play_cmd", "play", "Play an engine yourself, in the terminal."),
     "tournament": ("tournament_cmd", "tournament", "Run a tournament (no arguments: the bundled engines)."),

@@ -29,6 +29,8 @@ from ..tournament.config import (
 )
 from ..tournament.output import TournamentFiles
 from ..tournament.pool import ProcessPoolBackend, default_processes, local_backend
+from ..tournament.report import config_info
+from ..tournament.report_files import REPORT, ReportWriter
 from ..tournament.runner import Interrupted, run_tournament, seat_refusals, standings_block
 from .options import warn_time_controls
 
@@ -256,7 +258,8 @@ def new_settings(ctx: click.Context) -> Settings:
               help="Two engines only: stop when a GSPRT bound on pentanomial pairs is crossed.")
 @click.option("--rating-interval", type=click.IntRange(min=1), help="Print standings every N games (default 10).")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path),
-              help="Folder for games.msgpack, games.sgn, results.jsonl, tournament.json (default tournaments/<time>).")
+              help="Folder for games.msgpack, games.sgn, results.jsonl, tournament.json, report.html and games/ "
+                   "(default tournaments/<time>).")
 @click.option("--resume", "resume_dir", type=click.Path(file_okay=False, path_type=Path),
               help="Continue the interrupted tournament in this folder.")
 @click.option("--ping", is_flag=True, help="isready before every go, off the clock.")
@@ -368,8 +371,9 @@ def tournament(
     io_log = make_io_log() if debug else None
     try:
         try:
+            report = ReportWriter(directory, config_info(config, directory.resolve().name))
             result = trio.run(lambda: run_tournament(config, files, backend=executor, emit=console.emit,
-                                                     progress=console.progress, io_log=io_log))
+                                                     progress=console.progress, io_log=io_log, report=report))
         except KeyboardInterrupt:  # Ctrl-C before the run's own signal handling was in place
             raise Interrupted("SIGINT") from None
     except Interrupted as stop:
@@ -396,3 +400,4 @@ def tournament(
         names = [s.name for s in config.specs]
         click.echo(standings.score_line(names[0], names[1]))
     click.echo(f"Records: {directory / 'games.sgn'}, {directory / 'games.msgpack'}, {directory / 'results.jsonl'}")
+    click.echo(f"Report: {directory / REPORT} (open it in a browser; every game is viewable from it)")

@@ -33,6 +33,7 @@ from ..stats.sprt import SprtStatus, format_sprt_result, llr_pentanomial, sprt_s
 from ..stats.standings import Standings
 from .config import TournamentConfig
 from .output import TournamentFiles
+from .report_files import ReportWriter
 from .schedule import ScheduledGame, instance_names
 from .scoring import LOSS_COLUMNS, count_game, match_details, new_standings, standings_block, termination_table, versus
 
@@ -208,10 +209,13 @@ async def run_tournament(
     emit: Callable[[str], None] = print,
     progress: Callable[[int, int, float], None] | None = None,
     io_log: Callable[[str, str, str], None] | None = None,
+    report: ReportWriter | None = None,
 ) -> TournamentResult:
     """Play every scheduled game not yet in ``files``; print cutechess-style lines via ``emit``.
 
-    The collector (this task) alone writes files and standings, whatever the backend.
+    The collector (this task) alone writes files and standings, whatever the backend; with
+    ``report``, it also keeps ``report.html`` current (every game, the resumed ones too; written
+    at most every ``report.interval`` seconds as games finish, and at the end or on Ctrl-C).
 
     Raises:
         Interrupted: on SIGINT/SIGTERM, after saving what finished and stopping every engine.
@@ -231,6 +235,8 @@ async def run_tournament(
         done.add(number)
         count_game(standings, record, number)
         result.records.append(record)
+        if report is not None:
+            report.add(record, number)
     result.resumed = len(done)
     todo = [g for g in config.schedule if g.number not in done]
     if result.resumed:
@@ -282,6 +288,10 @@ async def run_tournament(
                 emit(f"Finished game {number} ({versus(seated)}): {outcome.result} {{{outcome.reason(seated)}}}")
                 if progress is not None:
                     progress(len(done), result.total, time.monotonic() - started_at)
+                if report is not None:
+                    report.add(record, number)
+                    if report.due(time.monotonic()):  # in a thread: the engines' clocks run meanwhile
+                        await trio.to_thread.run_sync(report.write, time.monotonic())
                 if config.sprt is not None and isinstance(standings, Standings):
                     llr = llr_pentanomial(standings.pairs(names[0], names[1]).ptnml, config.sprt)
                     status = sprt_status(llr, config.sprt)
@@ -293,6 +303,8 @@ async def run_tournament(
                 if len(done) % interval == 0 and len(done) < result.total:
                     emit(standings_block(config, standings))
         nursery.cancel_scope.cancel()  # the signal watcher, and the backend after an SPRT stop
+    if report is not None:
+        await trio.to_thread.run_sync(report.write, time.monotonic())
     if stop_reason:
         raise Interrupted(stop_reason[0])
     result.complete = result.sprt is not None or len(done) == result.total

@@ -17,6 +17,8 @@ three- and four-seat tournaments keep
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..adjudicator import Outcome
@@ -35,11 +37,14 @@ __all__ = [
     "record_outcome",
     "seat_exits",
     "new_standings",
+    "empty_standings",
     "count_game",
     "versus",
     "match_details",
     "standings_block",
     "termination_table",
+    "loss_rows",
+    "LossRow",
     "LOSS_COLUMNS",
 ]
 
@@ -92,14 +97,20 @@ def seat_exits(record: GameRecord, outcome: Outcome) -> tuple[str, ...]:
 
 def new_standings(config: TournamentConfig) -> Standings | NSeatStandings:
     """Empty standings of the tournament's kind, every engine listed."""
-    if config.players == 2:
+    return empty_standings(config.players, [spec.name for spec in config.specs])
+
+
+def empty_standings(seats: int, names: Sequence[str]) -> Standings | NSeatStandings:
+    """Empty standings for games of ``seats`` seats, ``names`` listed in that order (a report
+    made from records alone, with no tournament settings, starts here too)."""
+    if seats == 2:
         standings: Standings | NSeatStandings = Standings()
     else:
         from ..stats.nseat_standings import NSeatStandings  # loads openskill: only when needed
 
-        standings = NSeatStandings(config.players)
-    for spec in config.specs:
-        standings.add_engine(spec.name)
+        standings = NSeatStandings(seats)
+    for name in names:
+        standings.add_engine(name)
     return standings
 
 
@@ -154,16 +165,25 @@ LOSS_COLUMNS = (
 )
 
 
-def termination_table(standings: Standings | NSeatStandings, names: list[str]) -> str:
-    """Per-engine losses by termination tag (time, illegal, crash, stall...), then wins.
+@dataclass(frozen=True)
+class LossRow:
+    """One engine's line of the losses table: wins, losses, and the losses per :data:`LOSS_COLUMNS`
+    tag (``by[k]`` for ``LOSS_COLUMNS[k]``)."""
 
-    Three and four seats count seats: W is the seats it placed first, L the others, and a loss
-    by a tag is a seat it eliminated or lost the game by that tag (a team's loss is charged to
-    the seat that made it).
+    name: str
+    wins: int
+    losses: int
+    by: tuple[int, ...]
+
+
+def loss_rows(standings: Standings | NSeatStandings, names: Sequence[str]) -> list[LossRow]:
+    """Per-engine losses by termination tag (time, illegal, crash, stall...), and wins.
+
+    Three and four seats count seats: wins are the seats it placed first, losses the others, and
+    a loss by a tag is a seat it eliminated or lost the game by that tag (a team's loss is charged
+    to the seat that made it).
     """
-    tags = [t.value for t in LOSS_COLUMNS]
-    width = max(len(n) for n in [*names, "Engine"])
-    lines = [f"{'Engine':<{width}}  {'W':>5} {'L':>5}  losses: " + " ".join(f"{t:>12}" for t in tags)]
+    rows = []
     for name in names:
         if isinstance(standings, Standings):
             t = standings.tally(name)
@@ -172,6 +192,16 @@ def termination_table(standings: Standings | NSeatStandings, names: list[str]) -
             n = standings.tally(name)
             wins = n.placings[0] if n.placings else 0
             lost, by = n.seats - wins, n.losses_by
-        losses = " ".join(f"{by.get(tag, 0):>12}" for tag in tags)
-        lines.append(f"{name:<{width}}  {wins:>5} {lost:>5}          {losses}")
+        rows.append(LossRow(name, wins, lost, tuple(by.get(tag.value, 0) for tag in LOSS_COLUMNS)))
+    return rows
+
+
+def termination_table(standings: Standings | NSeatStandings, names: list[str]) -> str:
+    """The losses table as text (:func:`loss_rows`): W, L, then the losses per tag."""
+    tags = [t.value for t in LOSS_COLUMNS]
+    width = max(len(n) for n in [*names, "Engine"])
+    lines = [f"{'Engine':<{width}}  {'W':>5} {'L':>5}  losses: " + " ".join(f"{t:>12}" for t in tags)]
+    for row in loss_rows(standings, names):
+        losses = " ".join(f"{count:>12}" for count in row.by)
+        lines.append(f"{row.name:<{width}}  {row.wins:>5} {row.losses:>5}          {losses}")
     return "\n".join(lines)

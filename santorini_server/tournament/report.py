@@ -1,0 +1,364 @@
+"""What a tournament's ``report.html`` shows, as plain data: no files, no HTML, no clock.
+
+Theory of operation.  The report is a function of the finished games' records (and, for a
+tournament, its settings): the standings come from the same
+:class:`~santorini_server.stats.standings.Standings` or
+:class:`~santorini_server.stats.nseat_standings.NSeatStandings` that the tournament prints,
+fed by :func:`~santorini_server.tournament.scoring.count_game` (never a second way of
+counting); the chart follows each engine's score, game by game in schedule order, from the
+same per-game points the standings sum; the losses table is :func:`scoring.loss_rows`.
+
+Games are viewed in viewer files of :data:`BLOCK_SIZE` schedule numbers each
+(``games/0001-0100.html`` holds games 1-100), so the report itself carries one compact row
+per game and opens fast whatever the tournament's size; a link opens the block's file on its
+game (``#game=K``, K counting the block's recorded games from 1 in schedule order).
+``report_page`` renders this data; ``report_files`` writes it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from ..records import GameRecord
+from ..stats.bradley_terry import format_joint_columns
+from ..stats.elo import _fixed
+from ..stats.standings import Standings
+from ..termination import Termination
+from .scoring import LOSS_COLUMNS, count_game, empty_standings, loss_rows, versus
+
+if TYPE_CHECKING:
+    from ..stats.nseat_standings import NSeatStandings  # loads openskill: only three and four seats need it
+    from .config import TournamentConfig
+
+__all__ = [
+    "BLOCK_SIZE",
+    "CHART_POINTS",
+    "Block",
+    "ChartLine",
+    "GameRow",
+    "ReportData",
+    "ReportInfo",
+    "Table",
+    "block_of",
+    "build_report",
+    "config_info",
+    "records_info",
+    "game_blocks",
+    "numbered",
+    "score_history",
+]
+
+BLOCK_SIZE = 100
+"""Schedule numbers per viewer file: a file of 100 games opens in well under a second, and a
+10,000-game tournament needs 100 of them."""
+
+CHART_POINTS = 400
+"""At most this many points per engine's line (a line over 10,000 games is thinned evenly,
+its last point always kept): more cannot be seen at the chart's width."""
+
+
+@dataclass(frozen=True)
+class Block:
+    """A viewer file: the games numbered ``first``..``last`` (those recorded)."""
+
+    first: int
+    last: int
+
+    @property
+    def path(self) -> str:
+        """The file, relative to the report: ``games/0001-0100.html``."""
+        return f"games/{self.first:04d}-{self.last:04d}.html"
+
+
+def block_of(number: int, size: int = BLOCK_SIZE) -> Block:
+    """The block holding schedule number ``number`` (1-based)."""
+    if number < 1:
+        raise ValueError(f"game numbers start at 1, not {number}")
+    first = (number - 1) // size * size + 1
+    return Block(first, first + size - 1)
+
+
+def game_blocks(numbers: Iterable[int], size: int = BLOCK_SIZE) -> dict[Block, list[int]]:
+    """The blocks of the recorded game ``numbers``, each with its numbers in order (the game at
+    index ``k`` of a block's list is ``#game=k+1`` in its file); blocks in order."""
+    blocks: dict[Block, list[int]] = {}
+    for number in sorted(numbers):
+        blocks.setdefault(block_of(number, size), []).append(number)
+    return blocks
+
+
+def numbered(records: Sequence[GameRecord]) -> list[tuple[int, GameRecord]]:
+    """Each record with its number: its ``GameNumber`` when every record has a distinct one (a
+    tournament's), else its place in the file (1-based), so any archive or SGN can be reported."""
+    numbers = [r.game_number for r in records]
+    if all(n is not None for n in numbers) and len(set(numbers)) == len(numbers):
+        return sorted(((n, r) for n, r in zip(numbers, records, strict=True) if n is not None), key=lambda p: p[0])
+    return list(enumerate(records, 1))
+
+
+@dataclass(frozen=True)
+class ReportInfo:
+    """The settings the report's head states.  ``planned``: games scheduled (None: unknown, a
+    report made from records alone)."""
+
+    title: str
+    engines: tuple[str, ...]
+    seats: int
+    time_control: str
+    gods: str
+    planned: int | None = None
+
+
+@dataclass(frozen=True)
+class Table:
+    """A table as text cells: ``head`` and ``rows`` of the same width; ``notes`` a tooltip per
+    head cell (empty: none)."""
+
+    head: tuple[str, ...]
+    rows: tuple[tuple[str, ...], ...]
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ChartLine:
+    """One engine's score (0..1) after each of its scored games: ``(games played in the
+    tournament, score)``, in schedule order, thinned to :data:`CHART_POINTS`."""
+
+    name: str
+    points: tuple[tuple[int, float], ...]
+
+
+@dataclass(frozen=True)
+class GameRow:
+    """One game of the list: its link is ``block.path + '#game=' + str(index)``."""
+
+    number: int
+    players: str
+    gods: str
+    result: str
+    termination: str
+    turns: int
+    block: Block
+    index: int
+
+    @property
+    def href(self) -> str:
+        return f"{self.block.path}#game={self.index}"
+
+
+@dataclass(frozen=True)
+class ReportData:
+    """Everything ``report.html`` shows.  ``crosstable`` is None for three and four seats (ranked
+    by placings, with no pairwise results); ``games`` in schedule order."""
+
+    info: ReportInfo
+    played: int
+    standings: Table
+    crosstable: Table | None
+    chart: tuple[ChartLine, ...]
+    losses: Table
+    terminations: tuple[tuple[str, int], ...]
+    games: tuple[GameRow, ...]
+    blocks: tuple[Block, ...]
+
+
+def build_report(
+    info: ReportInfo,
+    games: Sequence[tuple[int, GameRecord]],
+    *,
+    standings: Standings | NSeatStandings | None = None,
+    block_size: int = BLOCK_SIZE,
+) -> ReportData:
+    """The report of ``games``: each record with its schedule number (:func:`numbered` gives
+    them for records read from a file), any order.
+
+    ``standings``: the standings those games were counted into (a live report keeps its own);
+    None counts them here, with the engines of ``info`` listed first.
+    """
+    games = sorted(games, key=lambda game: game[0])
+    if standings is None:
+        standings = empty_standings(info.seats, info.engines)
+        for number, record in games:
+            count_game(standings, record, number)
+    names = list(standings.engines)
+    blocks = game_blocks((n for n, _ in games), block_size)
+    index = {n: (block, k) for block, numbers in blocks.items() for k, n in enumerate(numbers, 1)}
+    rows = tuple(_game_row(number, record, *index[number]) for number, record in games)
+    counts: dict[str, int] = {}
+    for _, record in games:
+        counts[record.termination] = counts.get(record.termination, 0) + 1
+    order = [t.value for t in Termination]
+    return ReportData(
+        info=info,
+        played=len(games),
+        standings=_standings_table(standings),
+        crosstable=_crosstable(standings) if isinstance(standings, Standings) else None,
+        chart=score_history(standings),
+        losses=_losses_table(standings, names),
+        terminations=tuple(sorted(counts.items(), key=lambda kv: order.index(kv[0]) if kv[0] in order else len(order))),
+        games=rows,
+        blocks=tuple(blocks),
+    )
+
+
+def _game_row(number: int, record: GameRecord, block: Block, index: int) -> GameRow:
+    tags = dict(record.tags)  # one pass over the tags, not one per field: 10,000 rows at each rewrite
+    gods = tags["Gods"]
+    players = tuple(tags[f"Player{k}"] for k in range(1, gods.count("/") + 2))
+    placings = record.placings
+    if placings is None:
+        result = "unfinished"
+    else:
+        winners = list(dict.fromkeys(name for name, place in zip(players, placings, strict=True) if place == 1))
+        result = f"{tags['Result']} {'+'.join(winners)} won"
+    return GameRow(number, versus(players), gods, result, tags["Termination"], len(record.turns), block, index)
+
+
+def _standings_table(standings: Standings | NSeatStandings) -> Table:
+    """The ranking the tournament prints, as cells (two seats: the joint Bradley-Terry rating
+    with three or more engines, as in the final table)."""
+    if not isinstance(standings, Standings):
+        return _nseat_table(standings)
+    joint = len(standings.engines) > 2
+    head = ("Rank", "Engine", "Elo", "+/-", "nElo", "+/-", "Games", "W", "L", "Score", "Ptnml(0-2)")
+    cells = []
+    for r in standings.ranking(joint=joint):
+        e = r.estimate
+        nums = [_fixed(e.elo, 2), _fixed(e.error95, 2), _fixed(e.nelo, 2), _fixed(e.nelo_error95, 2)] if e.defined \
+            else ["n/a"] * 4
+        if r.joint is not None:
+            nums[0], nums[1] = format_joint_columns(r.joint)
+        p = r.pairs.ptnml if r.pairs is not None else None
+        cells.append((
+            str(r.rank), r.name, *nums, str(r.tally.games), str(r.tally.wins), str(r.tally.losses),
+            f"{_fixed(r.tally.score * 100.0, 1)}%" if r.tally.games else "n/a",
+            "" if p is None else f"[{p[0]}, {p[1]}, {p[2]}, {p[3]}, {p[4]}]",
+        ))
+    notes = ("", "", "joint Bradley-Terry rating (mean 0)" if joint else "Elo against the field met",
+             "95 % interval", "normalized Elo", "95 % interval", "scored games", "wins", "losses",
+             "points per scored game", "game pairs scoring 0, 1/2, 1, 3/2, 2 points")
+    return Table(head, tuple(cells), notes)
+
+
+def _nseat_table(standings: NSeatStandings) -> Table:
+    """Three and four seats: placings points and the Weng-Lin rating, as the tournament prints."""
+    rows = standings.ranking()
+    places = standings.place_count or 1
+    show_seats = any(r.tally.seats != r.tally.games for r in rows)
+    head = ("Rank", "Engine", "mu", "sigma", "Ordinal", "Games", *(("Seats",) if show_seats else ()),
+            "Points", "Score", *(_place_name(k + 1) for k in range(places)))
+    cells = []
+    for r in rows:
+        t = r.tally
+        counts = list(t.placings) + [0] * places
+        cells.append((
+            str(r.rank), r.name, _fixed(r.rating.mu, 2), _fixed(r.rating.sigma, 2), _fixed(r.rating.ordinal, 2),
+            str(t.games), *((str(t.seats),) if show_seats else ()), _fixed(t.points, 1),
+            f"{_fixed(t.score * 100.0, 1)}%" if t.games else "n/a", *(str(c) for c in counts[:places]),
+        ))
+    notes = ("", "", "Weng-Lin skill", "its uncertainty", "mu - 3 sigma (ranks by it)", "scored games",
+             *(("seats filled",) if show_seats else ()), "placings points", "share of the points its seats could score",
+             *("" for _ in range(places)))
+    return Table(head, tuple(cells), notes)
+
+
+def _place_name(place: int) -> str:
+    return {1: "1st", 2: "2nd", 3: "3rd"}.get(place, f"{place}th")
+
+
+def _crosstable(standings: Standings) -> Table:
+    """Points of each row engine against each column engine, ``points/games`` (``-`` itself,
+    ``.`` not met), in ranking order: the crosstable the tournament prints."""
+    names = [r.name for r in standings.ranking(joint=len(standings.engines) > 2)]
+    rows = []
+    for a in names:
+        total = standings.tally(a)
+        cells = [f"{total.points:.1f}/{total.games}"]
+        for b in names:
+            t = standings.head_to_head(a, b) if a != b else None
+            cells.append("-" if t is None else f"{t.points:.1f}/{t.games}" if t.games else ".")
+        rows.append((a, *cells))
+    return Table(("Engine", "Score", *names), tuple(rows))
+
+
+def _losses_table(standings: Standings | NSeatStandings, names: list[str]) -> Table:
+    tags = [t.value for t in LOSS_COLUMNS]
+    rows = tuple((r.name, str(r.wins), str(r.losses), *(str(c) for c in r.by)) for r in loss_rows(standings, names))
+    notes = ("", "wins (seats placed first)", "losses", *(Termination(t).meaning for t in tags))
+    return Table(("Engine", "W", "L", *tags), rows, notes)
+
+
+def score_history(standings: Standings | NSeatStandings, limit: int = CHART_POINTS) -> tuple[ChartLine, ...]:
+    """Each engine's score after each game, in schedule order: points over games (two seats;
+    :attr:`EngineTally.score`) or over the points its seats could score (N seats;
+    :attr:`NSeatTally.score`), so a line ends at the score of the standings' table."""
+    names = list(standings.engines)
+    points = dict.fromkeys(names, 0.0)
+    possible = dict.fromkeys(names, 0.0)
+    history: dict[str, list[tuple[int, float]]] = {name: [] for name in names}
+    if isinstance(standings, Standings):
+        for played, game in enumerate(sorted(standings.games, key=lambda g: g.number), 1):
+            for name in (game.player1, game.player2):
+                scored = game.points_for(name)
+                if scored is None:
+                    continue
+                points[name] += scored
+                possible[name] += 1.0
+                history[name].append((played, points[name] / possible[name]))
+    else:
+        for played, ngame in enumerate(standings.games, 1):
+            if not ngame.scored:
+                continue
+            for name in dict.fromkeys(ngame.seats):
+                for seat, engine in enumerate(ngame.seats):
+                    if engine == name:
+                        points[name] += ngame.points(seat) or 0.0
+                        possible[name] += ngame.max_points
+                history[name].append((played, points[name] / possible[name] if possible[name] else 0.5))
+    return tuple(ChartLine(name, _thin(history[name], limit)) for name in names)
+
+
+def _thin(points: list[tuple[int, float]], limit: int) -> tuple[tuple[int, float], ...]:
+    """At most ``limit`` points, evenly spaced, the first and last kept."""
+    if len(points) <= limit:
+        return tuple(points)
+    step = (len(points) - 1) / (limit - 1)
+    return tuple(points[round(k * step)] for k in range(limit))
+
+
+def config_info(config: TournamentConfig, folder: str = "") -> ReportInfo:
+    """A tournament's report head, from its settings; titled by its event and its ``folder``'s
+    name (the date and time of a default folder), which tell two tournaments' reports apart."""
+    settings = config.settings
+    return ReportInfo(
+        title=f"{settings.event} ({folder})" if folder else settings.event,
+        engines=tuple(spec.name for spec in config.specs), seats=config.players,
+        time_control=str(config.tc), gods=settings.gods, planned=len(config.schedule),
+    )
+
+
+def records_info(name: str, games: Sequence[tuple[int, GameRecord]]) -> ReportInfo:
+    """The report head of games read from a file with no tournament settings beside it: titled
+    by their ``Event`` tag when they share one (else ``name``), the engines in order of first
+    appearance, and the time control and gods the records state.
+
+    Raises:
+        ValueError: no games, or games of different seat counts (their standings differ in kind).
+    """
+    if not games:
+        raise ValueError("no games to report")
+    seats = {record.nseats for _, record in games}
+    if len(seats) > 1:
+        raise ValueError(f"the games have {' and '.join(map(str, sorted(seats)))} seats: report each kind separately")
+    engines = tuple(dict.fromkeys(name for _, record in games for name in record.players))
+    controls = list(dict.fromkeys(record.tag("TimeControl") or "?" for _, record in games))
+    gods = list(dict.fromkeys("/".join(record.gods) for _, record in games))
+    events = {record.tag("Event") for _, record in games}
+    title = events.pop() if len(events) == 1 else None
+    return ReportInfo(
+        title=title or name, engines=engines, seats=seats.pop(),
+        time_control=", ".join(controls) if len(controls) <= 3 else f"{len(controls)} different",
+        gods=", ".join(gods) if len(gods) <= 3 else f"{len(gods)} matchups",
+    )

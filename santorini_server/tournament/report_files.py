@@ -1,0 +1,136 @@
+"""``report.html`` and the ``games/`` viewer files of a tournament folder, kept current as games finish.
+
+Theory of operation.  :class:`ReportWriter` keeps the games it was given and its own standings
+(counted by :func:`~.scoring.count_game`, as the tournament's), and on :meth:`ReportWriter.write`
+rewrites the viewer file of each block that gained a game since the last write, then
+``report.html``.  The tournament calls ``write`` at most every ``interval`` seconds as games
+finish, and always at the end (or on Ctrl-C), so a 10,000-game run rewrites a 100-game viewer
+file, not every game, each time.  Every file is replaced whole (written beside it, then renamed):
+a browser or a crash never meets half a page.  The report is derived from the archive (a resumed
+tournament's report covers every game), so it is not fsync'd per game, and a failure to write it
+is reported once on stderr and never stops or loses the tournament: the games are already safe.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Protocol
+
+from ..records import GameRecord, atomic_file
+from .report import BLOCK_SIZE, Block, ReportInfo, block_of, build_report
+from .report_page import render_report
+from .scoring import count_game, empty_standings
+
+__all__ = ["ReportWriter", "ViewerWriter", "REPORT", "GAMES_DIR", "default_viewer"]
+
+REPORT = "report.html"
+GAMES_DIR = "games"
+
+
+class ViewerWriter(Protocol):
+    """Writes one self-contained viewer page of ``records`` to ``out``, atomically (``#game=K``
+    opens the K-th, 1-based): ``santorini_server.viewer.write_viewer``."""
+
+    def __call__(self, records: Sequence[GameRecord], out: Path, *, title: str | None = None) -> None: ...
+
+
+def default_viewer() -> ViewerWriter:
+    """The game viewer of ``santorini replay --html`` (imported when a report is first written)."""
+    from ..viewer import write_viewer
+
+    return write_viewer
+
+
+def _stderr(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+class ReportWriter:
+    """The report of one folder.  Not thread-safe: ``add`` and ``write`` are called in turn
+    (``write`` may run in a worker thread while the caller waits for it)."""
+
+    def __init__(
+        self,
+        directory: Path,
+        info: ReportInfo,
+        *,
+        viewer: ViewerWriter | None = None,
+        interval: float = 5.0,
+        slowdown: float = 10.0,
+        block_size: int = BLOCK_SIZE,
+        warn: Callable[[str], None] = _stderr,
+    ) -> None:
+        self.directory = directory
+        self.info = info
+        self.interval = interval
+        self.slowdown = slowdown
+        self.block_size = block_size
+        self._viewer = viewer
+        self._warn = warn
+        self._warned = False
+        self._games: dict[int, GameRecord] = {}
+        self._standings = empty_standings(info.seats, info.engines)
+        self._dirty: set[Block] = set()
+        self._written_at: float | None = None
+        self.cost = 0.0
+        """Seconds the last :meth:`write` took."""
+
+    def add(self, record: GameRecord, number: int) -> None:
+        """Count a finished game (schedule number ``number``); shown at the next :meth:`write`."""
+        if number in self._games:
+            raise ValueError(f"game {number} is already in the report")
+        count_game(self._standings, record, number)
+        self._games[number] = record
+        self._dirty.add(block_of(number, self.block_size))
+
+    def due(self, now: float) -> bool:
+        """Whether a write is due at monotonic time ``now``: something changed, and ``interval``
+        seconds have passed since the last write (or there was none), or ``slowdown`` times what
+        that write took if longer (so a huge tournament's report takes at most a tenth of the
+        collector's time by default)."""
+        if not self._dirty:
+            return False
+        return self._written_at is None or now - self._written_at >= max(self.interval, self.slowdown * self.cost)
+
+    def write(self, now: float | None = None) -> bool:
+        """Rewrite the changed viewer files, then ``report.html``; True if all was written.
+
+        A failure is reported once (``warn``) and the changed blocks are tried again next time.
+        """
+        if now is not None:
+            self._written_at = now
+        started = time.perf_counter()
+        try:
+            self.write_now()
+        except Exception as exc:  # a report must never stop a tournament (its games are safe)
+            if not self._warned:
+                self._warned = True
+                self._warn(f"Warning: cannot write the report in {self.directory}: {exc} (the games are recorded)")
+            return False
+        finally:
+            self.cost = time.perf_counter() - started
+        return True
+
+    def write_now(self) -> None:
+        """:meth:`write`, raising what fails (``santorini report`` turns it into its error line).
+
+        Raises:
+            OSError: a file cannot be written.
+        """
+        games_dir = self.directory / GAMES_DIR
+        if self._dirty:
+            viewer = self._viewer = self._viewer or default_viewer()
+            games_dir.mkdir(parents=True, exist_ok=True)
+        for block in sorted(self._dirty, key=lambda b: b.first):
+            numbers = sorted(n for n in self._games if block.first <= n <= block.last)
+            viewer([self._games[n] for n in numbers], self.directory / block.path,
+                   title=f"{self.info.title}: games {block.first}-{block.last}")
+            self._dirty.discard(block)
+        data = build_report(self.info, list(self._games.items()), standings=self._standings,
+                            block_size=self.block_size)
+        html = render_report(data).encode("utf-8")
+        with atomic_file(self.directory / REPORT) as f:
+            f.write(html)

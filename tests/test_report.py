@@ -1,0 +1,426 @@
+"""The tournament report: its data equals what the tournament prints, its page is safe and
+self-contained, and its files are rewritten only as needed and never stop a tournament."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+from collections import Counter
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner, Result
+
+from santorini_server.cli import main
+from santorini_server.records import GameRecord, read_archive
+from santorini_server.stats.standings import Standings
+from santorini_server.tournament.config import Settings, TournamentConfig
+from santorini_server.tournament.output import TournamentFiles
+from santorini_server.tournament.report import (
+    Block,
+    ReportInfo,
+    block_of,
+    build_report,
+    config_info,
+    game_blocks,
+    numbered,
+    records_info,
+    score_history,
+)
+from santorini_server.tournament.report_files import REPORT, ReportWriter
+from santorini_server.tournament.report_page import chart_geometry, render_report
+from santorini_server.tournament.runner import run_tournament
+from santorini_server.tournament.schedule import ScheduledGame
+from santorini_server.tournament.scoring import count_game, empty_standings, termination_table
+from tests.test_records_nseat import play_game
+
+GODS = {2: ("apollo", "pan"), 3: ("apollo", "minotaur", "pan"), 4: ("apollo", "minotaur", "pan", "athena")}
+
+
+def renamed(record: GameRecord, players: Sequence[str], number: int) -> GameRecord:
+    """``record`` played by ``players`` (seat order) as game ``number`` of a tournament."""
+    names = {f"Player{k}": name for k, name in enumerate(players, 1)}
+    tags = [(n, names.get(n, v)) for n, v in record.tags if n != "GameNumber"] + [("GameNumber", str(number))]
+    return GameRecord(tuple(tags), record.turns, record.eliminations)
+
+
+def tournament_games(seats: int, engines: Sequence[str], count: int, seed: int = 0) -> list[tuple[int, GameRecord]]:
+    """``count`` random legal games between rotating seatings of ``engines`` (four seats: two
+    teams of two engines), numbered 1..count."""
+    games = []
+    for number in range(1, count + 1):
+        k = number % len(engines)
+        if seats == 4:
+            a, b = engines[k], engines[(k + 1) % len(engines)]
+            players: tuple[str, ...] = (a, b, a, b)
+        else:
+            players = tuple(engines[(k + i) % len(engines)] for i in range(seats))
+        record = play_game(GODS[seats], seed * 1000 + number, fault_at=6 if seats == 3 and number % 4 == 0 else None)
+        games.append((number, renamed(record.record, players, number)))
+    return games
+
+
+def info(seats: int, engines: Sequence[str], title: str = "cup") -> ReportInfo:
+    return ReportInfo(title, tuple(engines), seats, "10+0.1", "/".join(GODS[seats]), 40)
+
+
+def counted(seats: int, engines: Sequence[str], games: list[tuple[int, GameRecord]]) -> Standings:
+    standings = empty_standings(seats, engines)
+    for number, record in games:
+        count_game(standings, record, number)
+    return standings  # type: ignore[return-value]
+
+
+# --- the data -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("engines", [("alpha", "beta"), ("alpha", "beta", "gamma")])
+def test_two_seat_standings_and_crosstable_are_the_tables_the_tournament_prints(engines: tuple[str, ...]) -> None:
+    games = tournament_games(2, engines, 24)
+    data = build_report(info(2, engines), games)
+    standings = counted(2, engines, games)
+    printed = standings.format_ranking(joint=len(engines) > 2).splitlines()[1:]
+    assert len(data.standings.rows) == len(printed) == len(engines)
+    for row, line in zip(data.standings.rows, printed, strict=True):
+        rank, name, elo, pm, nelo, npm, played, score, *_ = line.split()
+        assert (row[0], row[1], row[2], row[3], row[4], row[5], row[6], row[9]) == (
+            rank, name, elo, pm, nelo, npm, played, score)
+    assert data.crosstable is not None
+    cross = standings.crosstable(joint=len(engines) > 2).splitlines()[1:]
+    for row, line in zip(data.crosstable.rows, cross, strict=True):
+        assert list(row) == line.split()[1:]  # name, score, then one cell per engine
+    assert data.played == 24
+
+
+@pytest.mark.parametrize("seats", [3, 4])
+def test_nseat_standings_are_the_placings_ranking_the_tournament_prints(seats: int) -> None:
+    engines = ("alpha", "beta", "gamma")
+    games = tournament_games(seats, engines, 18)
+    data = build_report(info(seats, engines), games)
+    standings = counted(seats, engines, games)
+    printed = standings.format_ranking().splitlines()
+    assert tuple(data.standings.head[2:]) == tuple(printed[0].split()[2:])
+    for row, line in zip(data.standings.rows, printed[1:], strict=True):
+        assert list(row) == line.split()
+    assert data.crosstable is None  # ranked by placings: no pairwise table, as printed
+
+
+@pytest.mark.parametrize("seats", [2, 3, 4])
+def test_each_chart_line_follows_the_score_game_by_game_and_ends_at_the_tables_score(seats: int) -> None:
+    engines = ("alpha", "beta", "gamma")
+    games = tournament_games(seats, engines, 30)
+    standings = counted(seats, engines, games)
+    lines = score_history(standings)
+    assert [line.name for line in lines] == list(engines)
+    for line in lines:
+        tally = standings.tally(line.name)
+        assert len(line.points) == tally.games  # one point per scored game it played
+        assert [g for g, _ in line.points] == sorted(g for g, _ in line.points)
+        assert line.points[-1][1] == pytest.approx(tally.score)
+        assert all(0.0 <= s <= 1.0 for _, s in line.points)
+    # thinned: at most the limit, first and last kept
+    thin = score_history(standings, limit=5)
+    for full, short in zip(lines, thin, strict=True):
+        assert len(short.points) == min(5, len(full.points))
+        assert short.points[0] == full.points[0] and short.points[-1] == full.points[-1]
+
+
+def test_the_chart_of_a_known_history() -> None:
+    standings = Standings()
+    for number, winner in enumerate([1, 1, 2, 1], 1):
+        standings.record("a", "b", winner, "climb", game_number=number)
+    (a, b) = score_history(standings)
+    assert a.points == ((1, 1.0), (2, 1.0), (3, 2 / 3), (4, 0.75))
+    assert b.points == ((1, 0.0), (2, 0.0), (3, 1 / 3), (4, 0.25))
+    geometry = chart_geometry((a, b), 4, width=140, height=122)  # box: x 44..128, y 10..100
+    assert geometry.lines[0].points.split()[0] == "65.0,10.0" and geometry.lines[0].points.split()[-1] == "128.0,32.5"
+    assert geometry.lines[1].last == "25.0%" and geometry.lines[1].end == (128.0, 77.5)
+
+
+def test_termination_counts_and_the_losses_table() -> None:
+    engines = ("alpha", "beta", "gamma")
+    games = tournament_games(3, engines, 20)
+    data = build_report(info(3, engines), games)
+    assert dict(data.terminations) == Counter(r.termination for _, r in games)
+    standings = counted(3, engines, games)
+    printed = termination_table(standings, list(engines)).splitlines()
+    assert list(data.losses.head) == ["Engine", "W", "L", *printed[0].split()[4:]]
+    for row, line in zip(data.losses.rows, printed[1:], strict=True):
+        assert list(row) == line.split()
+    assert sum(int(c) for row in data.losses.rows for c in row[3:]) > 0  # eliminations were counted
+
+
+def test_games_go_into_blocks_of_a_hundred_numbers_and_link_to_their_place() -> None:
+    assert block_of(1) == block_of(100) == Block(1, 100) and block_of(101) == Block(101, 200)
+    assert block_of(10_000).path == "games/9901-10000.html"
+    with pytest.raises(ValueError):
+        block_of(0)
+    numbers = [250, 3, 1, 101, 7, 199]
+    blocks = game_blocks(numbers)
+    assert blocks == {Block(1, 100): [1, 3, 7], Block(101, 200): [101, 199], Block(201, 300): [250]}
+    assert list(blocks) == [Block(1, 100), Block(101, 200), Block(201, 300)]
+    base = tournament_games(2, ("alpha", "beta"), 6)
+    games = [(n, renamed(r, r.players, n)) for n, (_, r) in zip(numbers, base, strict=True)]
+    data = build_report(info(2, ("alpha", "beta")), games)
+    assert [g.number for g in data.games] == sorted(numbers)
+    assert {g.number: g.href for g in data.games} == {
+        1: "games/0001-0100.html#game=1", 3: "games/0001-0100.html#game=2", 7: "games/0001-0100.html#game=3",
+        101: "games/0101-0200.html#game=1", 199: "games/0101-0200.html#game=2", 250: "games/0201-0300.html#game=1",
+    }
+    assert game_blocks([5, 6, 7], size=3) == {Block(4, 6): [5, 6], Block(7, 9): [7]}
+
+
+def test_records_without_distinct_game_numbers_are_numbered_by_their_place() -> None:
+    games = tournament_games(2, ("alpha", "beta"), 3)
+    records = [r for _, r in reversed(games)]
+    assert [n for n, _ in numbered(records)] == [1, 2, 3] and numbered(records)[0][1] is records[2]
+    plain = [GameRecord(tuple(t for t in r.tags if t[0] != "GameNumber"), r.turns) for r in records]
+    assert [(n, r.players) for n, r in numbered(plain)] == [(k, r.players) for k, r in enumerate(plain, 1)]
+    head = records_info("file", numbered(plain))
+    assert head.engines == ("beta", "alpha") and head.seats == 2 and head.time_control == "10+0.1"
+    assert head.title == "N-seat test"  # the games' Event tag
+    with pytest.raises(ValueError, match="2 and 3 seats"):
+        records_info("mixed", [*numbered(plain), (9, tournament_games(3, ("a", "b", "c"), 1)[0][1])])
+
+
+# --- the page -----------------------------------------------------------------------------------
+
+
+def game_data(html: str) -> dict[str, Any]:
+    match = re.search(r'<script type="application/json" id="game-data">(.*?)</script>', html, re.S)
+    assert match is not None
+    return json.loads(match.group(1))
+
+
+def test_untrusted_names_are_escaped_in_the_tables_and_cannot_end_the_data_script() -> None:
+    evil = ("<img src=x onerror=alert(1)>", "</script><script>alert(2)</script>")
+    games = tournament_games(2, evil, 4)
+    html = render_report(build_report(info(2, evil, title="<b>cup</b> & co"), games))
+    assert "<img src=x" not in html and "<script>alert" not in html and "<b>cup" not in html
+    assert "&lt;img src=x onerror=alert(1)&gt;" in html and "&lt;b&gt;cup&lt;/b&gt; &amp; co" in html
+    data = game_data(html)
+    assert evil[0] + " vs " + evil[1] in data["strings"]
+
+
+def test_the_page_carries_one_compact_row_per_game_and_requests_nothing() -> None:
+    engines = ("alpha", "beta", "gamma")
+    games = tournament_games(2, engines, 30)
+    report = build_report(info(2, engines), games)
+    html = render_report(report)
+    data = game_data(html)
+    strings = data["strings"]
+    rows = data["games"]
+    assert isinstance(strings, list) and isinstance(rows, list) and len(rows) == 30
+    for row, game in zip(rows, report.games, strict=True):
+        number, players, gods, result, termination, turns, path, index = row
+        assert (number, strings[players], strings[gods], strings[result], strings[termination], turns) == (
+            game.number, game.players, game.gods, game.result, game.termination, game.turns)
+        assert f"{strings[path]}#game={index}" == game.href
+    assert not any(record.turns[0].turn in html for _, record in games[:3])  # no movetext in the report
+    assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", html)
+    assert "@import" not in html and "url(" not in html
+
+
+# --- the files ----------------------------------------------------------------------------------
+
+
+class FakeViewer:
+    """Records each call and writes a page naming the games (the real viewer is tested on its own)."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, list[int]]] = []
+
+    def __call__(self, records: Sequence[GameRecord], out: Path, *, title: str | None = None) -> None:
+        numbers = [r.game_number or 0 for r in records]
+        self.calls.append((out.name, numbers))
+        out.write_text(f"<title>{title}</title>" + ",".join(map(str, numbers)))
+
+
+def test_a_block_file_is_rewritten_only_when_its_block_gained_a_game(tmp_path: Path) -> None:
+    engines = ("alpha", "beta")
+    games = tournament_games(2, engines, 6)
+    viewer = FakeViewer()
+    writer = ReportWriter(tmp_path, info(2, engines), viewer=viewer, block_size=2)
+    for number, record in games[:3]:
+        writer.add(record, number)
+    assert writer.write()
+    assert viewer.calls == [("0001-0002.html", [1, 2]), ("0003-0004.html", [3])]
+    assert (tmp_path / "games" / "0003-0004.html").read_text().endswith("3")
+    assert sorted(p.name for p in (tmp_path / "games").iterdir()) == ["0001-0002.html", "0003-0004.html"]
+    viewer.calls.clear()
+    writer.add(games[3][1], 4)
+    writer.add(games[5][1], 6)
+    assert writer.write()
+    assert viewer.calls == [("0003-0004.html", [3, 4]), ("0005-0006.html", [6])]
+    viewer.calls.clear()
+    assert writer.write() and viewer.calls == []  # nothing new: the report only
+    assert "5 of 40 games played" in " ".join((tmp_path / REPORT).read_text().split())
+    with pytest.raises(ValueError, match="already"):
+        writer.add(games[0][1], 1)
+
+
+def test_writes_are_due_after_the_interval_and_only_when_something_changed(tmp_path: Path) -> None:
+    games = tournament_games(2, ("alpha", "beta"), 3)
+    writer = ReportWriter(tmp_path, info(2, ("alpha", "beta")), viewer=FakeViewer(), interval=5.0)
+    assert not writer.due(0.0)
+    writer.add(games[0][1], 1)
+    assert writer.due(0.0)  # the first game: at once
+    writer.write(100.0)
+    writer.add(games[1][1], 2)
+    assert not writer.due(104.9) and writer.due(105.0)
+    writer.write(105.0)
+    assert not writer.due(500.0)
+    writer.add(games[2][1], 3)
+    writer.cost = 2.0  # a slow write (a huge tournament): the next waits ten times as long
+    assert not writer.due(124.9) and writer.due(125.0)
+
+
+def test_a_failing_write_warns_once_and_never_raises(tmp_path: Path) -> None:
+    games = tournament_games(2, ("alpha", "beta"), 2)
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    warnings: list[str] = []
+    writer = ReportWriter(blocker / "sub", info(2, ("alpha", "beta")), viewer=FakeViewer(), warn=warnings.append)
+    writer.add(games[0][1], 1)
+    assert writer.write() is False
+    writer.add(games[1][1], 2)
+    assert writer.write() is False
+    assert len(warnings) == 1 and "cannot write the report" in warnings[0] and "recorded" in warnings[0]
+    with pytest.raises(OSError):
+        writer.write_now()
+
+
+# --- the tournament's collector keeps the report ------------------------------------------------
+
+
+class RecordsBackend:
+    """Plays nothing: sends a ready random legal game for each scheduled game (the seats' names
+    as scheduled), so the collector's bookkeeping is tested without engines."""
+
+    def __init__(self, config: TournamentConfig) -> None:
+        self.config = config
+
+    async def play(self, games: list[ScheduledGame], results: Any, started: Any) -> None:
+        names = [spec.name for spec in self.config.specs]
+        async with results:
+            for game in games:
+                started(game)
+                record = play_game(GODS[2], game.number).record
+                await results.send(renamed(record, [names[i] for i in game.seats], game.number))
+
+
+async def test_the_tournament_rewrites_its_report_as_games_finish_and_a_failing_report_stops_nothing(
+    tmp_path: Path,
+) -> None:
+    config = TournamentConfig.from_settings(Settings(engines=["random", "greedy"], rounds=3, tc="1+0.01"))
+    viewer = FakeViewer()
+    report = ReportWriter(tmp_path, config_info(config), viewer=viewer, interval=0.0, slowdown=0.0)
+    files = TournamentFiles(tmp_path)
+    try:
+        result = await run_tournament(config, files, backend=RecordsBackend(config), emit=lambda _: None, report=report)
+    finally:
+        files.close()
+    assert result.complete and result.played == 6
+    assert [numbers for _, numbers in viewer.calls] == [[1], [1, 2], [1, 2, 3], [1, 2, 3, 4], [1, 2, 3, 4, 5],
+                                                       [1, 2, 3, 4, 5, 6]]  # after each game; nothing new at the end
+    assert [n for n, _, _ in listed_games(tmp_path)] == [1, 2, 3, 4, 5, 6]
+    assert "6 of 6 games played (complete)" in " ".join((tmp_path / REPORT).read_text().split())
+
+    def broken(records: Sequence[GameRecord], out: Path, *, title: str | None = None) -> None:
+        raise OSError(28, "No space left on device")
+
+    warnings: list[str] = []
+    folder = tmp_path / "again"
+    report = ReportWriter(folder, config_info(config), viewer=broken, interval=0.0, warn=warnings.append)
+    files = TournamentFiles(folder)
+    try:
+        result = await run_tournament(config, files, backend=RecordsBackend(config), emit=lambda _: None, report=report)
+    finally:
+        files.close()
+    assert result.complete and result.played == 6 and len(read_archive(folder / "games.msgpack")[0]) == 6
+    assert warnings == [f"Warning: cannot write the report in {folder}: [Errno 28] No space left on device "
+                        "(the games are recorded)"]
+
+
+# --- end to end: a real tournament, santorini report ----------------------------------------
+
+
+def santorini(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "santorini_server.cli", *args], capture_output=True, text=True,
+                          timeout=120)
+
+
+def listed_games(folder: Path) -> list[tuple[int, str, str]]:
+    """The report's game list: (number, players, link)."""
+    data = game_data((folder / REPORT).read_text())
+    s = data["strings"]
+    return [(g[0], s[g[1]], f"{s[g[6]]}#game={g[7]}") for g in data["games"]]
+
+
+def test_a_tournament_leaves_its_report_which_santorini_report_makes_again(tmp_path: Path) -> None:
+    out = tmp_path / "t"
+    proc = santorini("tournament", "-e", "random", "-e", "greedy", "--rounds", "2", "--tc", "1+0.01", "-j", "2",
+                     "--out", str(out))
+    assert proc.returncode == 0, proc.stderr
+    assert f"Report: {out / REPORT}" in proc.stdout
+    games = listed_games(out)
+    assert [n for n, _, _ in games] == [1, 2, 3, 4]
+    assert {link for _, _, link in games} == {f"games/0001-0100.html#game={k}" for k in (1, 2, 3, 4)}
+    assert sorted(p.name for p in (out / "games").iterdir()) == ["0001-0100.html"]
+    page = (out / REPORT).read_text()
+    assert "4 of 4 games played (complete)" in " ".join(page.split())
+    assert 'data-engine="random"' in page and 'data-engine="greedy"' in page
+    viewer = (out / "games" / "0001-0100.html").read_text()
+    assert "santorini tournament (t): games 1-100" in viewer
+    assert "<h1>santorini tournament (t)</h1>" in page
+
+    first = page
+    (out / REPORT).unlink()
+    shutil.rmtree(out / "games")
+    proc = santorini("report", str(out))
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == f"Wrote {out / REPORT}: 4 games, 1 viewer files in {out / 'games'}"
+    assert (out / REPORT).read_text() == first  # the same page: settings from tournament.json
+    assert (out / "games" / "0001-0100.html").read_text() == viewer
+
+    other = tmp_path / "other"
+    proc = santorini("report", str(out / "games.sgn"), "--out", str(other))
+    assert proc.returncode == 0, proc.stderr
+    assert listed_games(other) == games
+
+
+def test_a_resumed_tournament_reports_every_game(tmp_path: Path) -> None:
+    out = tmp_path / "t"
+    proc = santorini("tournament", "-e", "random", "-e", "greedy", "--tc", "1+0.01", "-j", "1", "--out", str(out))
+    assert proc.returncode == 0, proc.stderr
+    (out / REPORT).unlink()
+    shutil.rmtree(out / "games")
+    proc = santorini("tournament", "--resume", str(out))  # nothing left to play: the report is rebuilt
+    assert proc.returncode == 0, proc.stderr
+    assert [n for n, _, _ in listed_games(out)] == [1, 2]
+    assert (out / "games" / "0001-0100.html").exists()
+
+
+def test_bad_input_to_santorini_report_is_one_line(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.sgn"
+
+    def report(path: Path) -> Result:
+        result = CliRunner().invoke(main, ["report", str(path)])
+        assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+        return result
+
+    for content, fragment in ((b'[Event "x"]\n1. zz9\n', f"{bad}: line 2"), (b"", "no games to report")):
+        bad.write_bytes(content)
+        result = report(bad)
+        assert result.exit_code == 1 and result.stderr.count("\n") == 1 and result.stderr.startswith("Error: ")
+        assert fragment in result.stderr
+    result = report(tmp_path / "missing")
+    assert result.exit_code == 2 and "does not exist" in result.stderr
+    bad.unlink()
+    result = report(tmp_path)
+    assert result.exit_code == 1 and "holds no games.msgpack or games.sgn" in result.stderr
