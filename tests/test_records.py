@@ -907,6 +907,17 @@ def test_atomic_file_replaces_whole_or_not_at_all(tmp_path: pathlib.Path) -> Non
     assert path.read_text() == "new" and sorted(p.name for p in tmp_path.iterdir()) == ["out.sgn"]
 
 
+def test_atomic_file_is_as_readable_as_a_file_written_the_ordinary_way(tmp_path: pathlib.Path) -> None:
+    """A temporary file is 0600; the replaced file gets open()'s 0666 less the umask, or ``mode``."""
+    (tmp_path / "plain").write_bytes(b"x")
+    with atomic_file(tmp_path / "report.html") as f:
+        f.write(b"<!doctype html>")
+    assert (tmp_path / "report.html").stat().st_mode & 0o777 == (tmp_path / "plain").stat().st_mode & 0o777 != 0o600
+    with atomic_file(tmp_path / "secret", mode=0o600) as f:
+        f.write(b"token")
+    assert (tmp_path / "secret").stat().st_mode & 0o777 == 0o600
+
+
 # --- layering ----------------------------------------------------------------------------------
 
 

@@ -35,9 +35,23 @@ def fsync_dir(path: str | os.PathLike[str]) -> None:
         os.close(fd)
 
 
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+# Read once, at import (setting it is the only way to read it, and that is not thread safe).
+_UMASK = _umask()
+
+
 @contextlib.contextmanager
-def atomic_file(path: str | os.PathLike[str]) -> Iterator[BinaryIO]:
+def atomic_file(path: str | os.PathLike[str], *, mode: int | None = None) -> Iterator[BinaryIO]:
     """A binary file that replaces ``path`` only if the ``with`` block completes.
+
+    Its permissions are ``mode`` if given, or else what ``open`` would give a new file (0666 less
+    the umask): a temporary file alone would be 0600, and a report folder served by a web server
+    or shared with a team must be readable as any file written the ordinary way.
 
     It is a temporary file in ``path``'s directory (so the rename cannot cross file systems);
     on success it is fsync'd and renamed over ``path``, on any exception it is removed. ``path``
@@ -50,6 +64,7 @@ def atomic_file(path: str | os.PathLike[str]) -> Iterator[BinaryIO]:
     fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(target)}.", suffix=".tmp",
                                dir=os.path.dirname(target) or ".")
     try:
+        os.fchmod(fd, 0o666 & ~_UMASK if mode is None else mode)
         with os.fdopen(fd, "wb") as f:
             yield f
             f.flush()
