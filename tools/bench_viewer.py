@@ -11,9 +11,11 @@ chromedriver) and prints the median of
 * ``first paint``: navigation start to Chromium's first contentful paint.
 
 Targets (issue 14): under 150 KB and a first render under 300 ms.  ``--screenshot PNG`` also
-saves a picture of the viewer (the README's ``docs/viewer.png``).
+saves a picture of the generated sixty-turn game. The README's ``docs/viewer.png`` shows a real
+game instead: ``santorini match greedy alphabeta --gods athena/minotaur --games 1 --out g.sgn``,
+``santorini replay g.sgn --html g.html``, opened at turn 8 with the top-down helper on (``t``).
 
-    python tools/bench_viewer.py [--runs 7] [--screenshot docs/viewer.png]
+    python tools/bench_viewer.py [--runs 7] [--screenshot viewer.png]
 
 Run it from the repository root (it uses the tests' game generator and browser harness).
 """
