@@ -2,7 +2,9 @@
 
 Both check their input, then replace themselves (``os.execvp``) with Dask's own command run by
 this interpreter (``python -m distributed.cli.dask_scheduler`` / ``dask_worker``), so Ctrl-C and
-service managers deal with Dask directly and no wrapper process is left in between.
+service managers deal with Dask directly and no wrapper process is left in between.  Checking
+includes where to listen and under which TLS files (``backends/dask_security.py``): every
+address Dask would otherwise bind on all interfaces is given explicitly.
 """
 
 from __future__ import annotations
