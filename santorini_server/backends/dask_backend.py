@@ -1,7 +1,8 @@
 """``--backend dask``: the tournament's games as Dask tasks, on a local or a remote cluster.
 
 Theory of operation.  :class:`DaskBackend` implements the runner's ``Backend`` seam.  ``play``
-connects (a ``LocalCluster`` of ``concurrency`` one-thread worker processes, or ``Client(address)``),
+connects (a ``LocalCluster`` of ``concurrency`` one-thread worker processes on loopback, or
+``Client(address)``; under mutual TLS with a :class:`~.dask_security.DaskTLS`),
 then a *bridge* thread streams the games: it keeps at most ``2 x`` the cluster's slots (the
 workers' ``santorini`` resource) in flight, submits the next game as each one finishes
 (backpressure for tournaments of any size), and hands results to the trio collector in
@@ -49,6 +50,7 @@ from ..tournament.config import TournamentConfig
 from ..tournament.runner import LostGame, game_setup, seated_specs
 from ..tournament.schedule import ScheduledGame
 from .dask_preload import LOCAL_WORKER_ENV
+from .dask_security import LOOPBACK, DaskTLS
 from .dask_worker import (
     ENGINES_ENV,
     EngineNotConfigured,
@@ -108,9 +110,14 @@ class DaskBackend:
         *,
         connect_timeout: float = CONNECT_TIMEOUT,
         workers_timeout: float = WORKERS_TIMEOUT,
+        tls: DaskTLS | None = None,
     ) -> None:
         self.config = config
         self.address = address
+        self.tls = tls or DaskTLS()
+        """Mutual TLS for the connection (``tls://`` address), and for a local cluster's own."""
+        self.scheduler_address: str | None = None
+        """The scheduler's address once connected (a local cluster's is chosen at start)."""
         self.connect_timeout = connect_timeout
         self.workers_timeout = workers_timeout
         self.run_id = uuid.uuid4().hex[:16]
@@ -201,15 +208,17 @@ class DaskBackend:
                 with open(path, "w") as f:
                     json.dump({spec.name: spec_text(spec) for spec in self.config.specs}, f)
                 cluster = LocalCluster(
-                    n_workers=self.config.concurrency, threads_per_worker=1, processes=True, host="127.0.0.1",
+                    n_workers=self.config.concurrency, threads_per_worker=1, processes=True, host=LOOPBACK,
+                    protocol=f"{self.tls.scheme}://", security=self.tls.security(),
                     dashboard_address=None, worker_dashboard_address=None, silence_logs=logging.ERROR,
                     resources={RESOURCE: 1}, env={ENGINES_ENV: path, LOCAL_WORKER_ENV: "1"}, preload=[PRELOAD],
                 )
-                client = Client(cluster, set_as_default=False)
+                client = Client(cluster, set_as_default=False, security=self.tls.security())
                 self._wait_for_workers(client, self.config.concurrency, stop)
             else:
                 try:
-                    client = Client(self.address, timeout=self.connect_timeout, set_as_default=False)
+                    client = Client(self.address, timeout=self.connect_timeout, set_as_default=False,
+                                    security=self.tls.security())
                 except (OSError, TimeoutError) as exc:
                     raise DaskBackendError(f"cannot reach the Dask scheduler at {self.address}: {exc}") from None
                 try:
@@ -221,6 +230,7 @@ class DaskBackend:
                     ) from None
                 self._check_engines(client)
                 self._check_seats(client)
+            self.scheduler_address = str(client.scheduler_info()["address"])
             self.slots = _slots(client)
             if not self.slots:
                 raise DaskBackendError(

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import datetime
 import os
-import re
 import resource
+import shlex
 import sys
 from pathlib import Path
 from typing import Any
@@ -14,6 +14,7 @@ import click
 import trio
 from click.core import ParameterSource
 
+from ..backends.dask_security import DaskTLS
 from ..records import RecordError
 from ..referee.iolog import make_io_log
 from ..stats.standings import Standings
@@ -32,6 +33,7 @@ from ..tournament.pool import ProcessPoolBackend, default_processes, local_backe
 from ..tournament.report import config_info
 from ..tournament.report_files import REPORT, ReportWriter
 from ..tournament.runner import Interrupted, run_tournament, seat_refusals, standings_block
+from .dask_options import checked_address, checked_tls, dask_tls_options
 from .options import warn_time_controls
 
 __all__ = ["tournament", "new_settings", "resume_conflicts"]
@@ -46,7 +48,8 @@ PARAM_OF_SETTING = {"format": "fmt"}
 FLAG_SETTINGS = tuple(name for name in SETTING_NAMES if name != "openings")
 #: What may go with --resume: how to run the games, not which games.
 RESUME_PARAMS = frozenset(
-    {"resume_dir", "force_concurrency", "debug", "concurrency", "backend", "address", "processes"}
+    {"resume_dir", "force_concurrency", "debug", "concurrency", "backend", "address", "processes",
+     "tls_ca_file", "tls_cert", "tls_key"}
 )
 #: File descriptors the referee holds per running engine: stdin, stdout, stderr, lifeline,
 #: status pipe and a pidfd (process layer), with slack for the guard's start-up.
@@ -86,11 +89,10 @@ class _Console:
             self.bar = ""
 
 
-_ADDRESS_RE = re.compile(r"(tcp|tls)://(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+):\d{1,5}")
 DASK_MISSING = "--backend dask needs Dask: pip install 'santorini-server[dask]'"
 
 
-def _dask_backend(config: TournamentConfig, address: str | None) -> Any:
+def _dask_backend(config: TournamentConfig, address: str | None, tls: DaskTLS) -> Any:
     """The Dask backend, imported only when asked for (the core runs without Dask)."""
     try:
         from ..backends.dask_backend import DaskBackend
@@ -98,7 +100,7 @@ def _dask_backend(config: TournamentConfig, address: str | None) -> Any:
         if (exc.name or "").split(".")[0] in ("dask", "distributed", "tornado", "cloudpickle", "toolz"):
             raise click.ClickException(DASK_MISSING) from None
         raise
-    return DaskBackend(config, address)
+    return DaskBackend(config, address, tls=tls)
 
 
 def _what_runs_the_games(executor: object, address: str | None) -> str:
@@ -268,10 +270,11 @@ def new_settings(ctx: click.Context) -> Settings:
 @click.option("--backend", type=click.Choice(["local", "dask"]), default="local", show_default=True,
               help="Where games run: this process, or Dask workers (a local cluster, or --address).")
 @click.option("--address", metavar="tcp://HOST:PORT",
-              help="With --backend dask: the scheduler of `santorini scheduler`.")
+              help="With --backend dask: the scheduler of `santorini scheduler` (tls://HOST:PORT with the --tls-* files).")
 @click.option("--processes", type=click.IntRange(min=1),
               help="Local backend: referee processes sharing the games (default: one per core, at most "
                    "--concurrency; 1 with --debug or when --concurrency exceeds the cores).")
+@dask_tls_options
 @click.pass_context
 def tournament(
     ctx: click.Context,
@@ -301,6 +304,7 @@ def tournament(
     backend: str,
     processes: int | None,
     address: str | None,
+    tls: DaskTLS,
 ) -> None:
     """Run a tournament and print live results, standings and a crosstable.
 
@@ -322,11 +326,17 @@ def tournament(
       santorini tournament -e "cmd=./new name=new" -e "cmd=./base name=base" --sprt "elo0=0 elo1=10"
       santorini tournament --resume runs/gods
       santorini tournament --backend dask --address tcp://head:8786 -e alphabeta -e greedy
+      santorini tournament --backend dask --address tls://head:8786 --tls-ca-file ca.pem \\
+          --tls-cert me.pem --tls-key me.key -e alphabeta -e greedy
     """
     if address is not None and backend != "dask":
         raise click.UsageError("--address needs --backend dask")
-    if address is not None and not _ADDRESS_RE.fullmatch(address):
-        raise click.UsageError(f"bad --address {address!r}: expected tcp://HOST:PORT")
+    if tls.enabled and backend != "dask":
+        raise click.UsageError("--tls-ca-file, --tls-cert and --tls-key need --backend dask")
+    if address is not None:
+        checked_address(tls, address)
+    else:  # a local cluster: under these files when given
+        checked_tls(tls)
     try:
         if resume_dir is not None:
             conflicts = resume_conflicts(ctx)
@@ -354,7 +364,7 @@ def tournament(
         if config.players != 2:  # engines elsewhere are checked by the workers that run them
             _refuse_undeclared_seats(config, debug)
     if backend == "dask":
-        executor = _dask_backend(config, address)
+        executor = _dask_backend(config, address, tls)
     else:
         executor = local_backend(config, processes or default_processes(config.concurrency, debug))
     try:
@@ -379,7 +389,8 @@ def tournament(
     except Interrupted as stop:
         console.done()
         click.echo(f"Interrupted ({stop.signame}): engines stopped, finished games saved in {directory}", err=True)
-        again = "" if backend != "dask" else " --backend dask" + (f" --address {address}" if address else "")
+        flags = ["--backend", "dask", *(["--address", address] if address else []), *tls.cli_args()]  # ours are Dask's flags
+        again = "" if backend != "dask" else " " + shlex.join(flags)
         click.echo(f"Resume with: santorini tournament --resume {directory}{again}", err=True)
         sys.exit(130 if stop.signame == "SIGINT" else 143)
     except (OSError, RecordError) as exc:
