@@ -111,10 +111,10 @@ class Gateway:
         rest = b""
         with trio.move_on_after(limits.login_timeout):
             line, rest = await _read_line(stream, limits.max_line)
-        if not line and not rest:
-            return await self._refuse(stream, address, f"no login within {limits.login_timeout:g} s", None)
         if line is None:
             return await self._refuse(stream, address, f"line longer than {limits.max_line} bytes", host)
+        if not line and not rest:
+            return await self._refuse(stream, address, f"no login within {limits.login_timeout:g} s", None)
         try:
             name, token = parse_login(line)
         except LoginError as exc:

@@ -171,6 +171,8 @@ class BotRegistry:
                 await bot.idle.wait()
                 if not bot.connected:
                     break
+                if bot.busy:  # taken while this woke on the event it replaced
+                    continue
                 if fill is None:  # a transport that cannot read ahead: just wait for its end
                     await transport.wait()
                     break
