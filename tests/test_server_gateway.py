@@ -361,10 +361,11 @@ async def test_second_connection_replaces_an_idle_bot_and_is_refused_during_a_ga
         start_bridge(nursery, port, "alice", instant("Second"))  # idle: the newcomer replaces it
         await until(lambda: gateway.registry.get("alice") not in (None, first))
         assert first is not None and not first.connected
-        second = await RemoteEngine.take(gateway.registry, "alice")
+        second = await RemoteEngine.take(gateway.registry, "ALICE")  # names are one regardless of case
         # playing: a third connection is refused, and the bridge keeps retrying (not fatal)
-        with pytest.raises(LoginRefused, match="already connected"):
-            await bridge_once(address(port), "alice", TOKENS["alice"], instant("Third"))
+        for login in ("alice", "Alice"):
+            with pytest.raises(LoginRefused, match="already connected"):
+                await bridge_once(address(port), login, TOKENS["alice"], instant("Third"))
         assert gateway.registry.get("alice") is second.bot
         local = await Engine.start(nursery, instant("Local"))
         tc = parse_tc("10+0.1")

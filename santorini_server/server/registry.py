@@ -7,7 +7,7 @@ holds it).  While idle, the gateway reads ahead whatever it writes (bounded), so
 disconnects while idle leaves the registry at once; :meth:`BotRegistry.take` stops that reading
 before handing the bot over, so exactly one task ever reads a connection.
 
-One connection per bot name.  A second login for a connected bot replaces the first only
+One connection per bot name, regardless of case (as the store's names are unique).  A second login for a connected bot replaces the first only
 between games: if the first is idle it is closed and the newcomer takes its place; if it is
 playing, the newcomer is refused (``error already connected``).  A bot whose connection ended is
 no longer connected, so a bot that reconnects during a game is admitted and handed straight to
@@ -64,12 +64,12 @@ class BotRegistry:
 
     def get(self, name: str) -> RemoteBot | None:
         """The bot connected under ``name``, idle or busy, if any."""
-        bot = self._bots.get(name)
+        bot = self._bots.get(name.lower())
         return bot if bot is not None and bot.connected else None
 
     def available(self) -> list[str]:
         """Names of the connected bots no game holds, in order of connection."""
-        return [name for name, bot in self._bots.items() if bot.connected and not bot.busy]
+        return [bot.name for bot in self._bots.values() if bot.connected and not bot.busy]
 
     def refusal(self, name: str) -> str | None:
         """Why a new login for ``name`` would be refused now (it is playing), or None."""
@@ -87,11 +87,12 @@ class BotRegistry:
         reason = self.refusal(bot.name)
         if reason is not None:
             return reason
-        old = self._bots.pop(bot.name, None)
+        key = bot.name.lower()
+        old = self._bots.pop(key, None)
         if old is not None and old.connected:
             old.engine.process.kill()
-        self._bots[bot.name] = bot
-        for waiter in self._waiters.pop(bot.name, []):
+        self._bots[key] = bot
+        for waiter in self._waiters.pop(key, []):
             try:
                 waiter.send_nowait(bot)
             except (trio.WouldBlock, trio.BrokenResourceError):
@@ -103,8 +104,9 @@ class BotRegistry:
 
     def forget(self, bot: RemoteBot) -> None:
         """The bot's connection ended: it leaves the registry (unless already replaced)."""
-        if self._bots.get(bot.name) is bot:
-            del self._bots[bot.name]
+        key = bot.name.lower()
+        if self._bots.get(key) is bot:
+            del self._bots[key]
 
     async def take(self, name: str) -> RemoteBot:
         """Hold the idle bot ``name`` for a game (its read-ahead stopped first).
@@ -112,7 +114,7 @@ class BotRegistry:
         Raises:
             KeyError: no idle bot of that name is connected.
         """
-        bot = self._bots.get(name)
+        bot = self._bots.get(name.lower())
         if bot is None or bot.busy or not bot.connected:
             raise KeyError(name)
         bot.busy = True
@@ -128,11 +130,12 @@ class BotRegistry:
 
     async def wait_for(self, name: str, timeout: float) -> RemoteBot | None:  # noqa: ASYNC109 (the reconnect grace)
         """The bot ``name`` taken as soon as it is idle or logs in again, or None after ``timeout``."""
-        bot = self._bots.get(name)
+        key = name.lower()
+        bot = self._bots.get(key)
         if bot is not None and bot.connected and not bot.busy:
             return await self.take(name)
         send, receive = trio.open_memory_channel[RemoteBot](1)
-        self._waiters.setdefault(name, []).append(send)
+        self._waiters.setdefault(key, []).append(send)
         try:
             with trio.move_on_after(timeout if timeout > 0 else 0):
                 got = await receive.receive()
@@ -140,11 +143,11 @@ class BotRegistry:
                 return got
             return None
         finally:
-            waiters = self._waiters.get(name, [])
+            waiters = self._waiters.get(key, [])
             if send in waiters:
                 waiters.remove(send)
                 if not waiters:
-                    del self._waiters[name]
+                    del self._waiters[key]
             await send.aclose()
             # a bot handed over in the instant the wait expired goes back to the pool
             try:

@@ -28,14 +28,16 @@ from santorini_server.server.remote_engine import RemoteEngine
 
 
 class MemoryAuthenticator:
-    """The store's authentication done in memory: sha256 of each token, compared in constant time."""
+    """The store's authentication done in memory: sha256 of each token, compared in constant time;
+    names regardless of case."""
 
     def __init__(self, tokens: dict[str, str]) -> None:
-        self.hashes = {name: hashlib.sha256(token.encode()).digest() for name, token in tokens.items()}
+        self.hashes = {name.lower(): hashlib.sha256(token.encode()).digest() for name, token in tokens.items()}
 
     def authenticate(self, name: str, token: str) -> bool:
         given = hashlib.sha256(token.encode()).digest()
-        return hmac.compare_digest(self.hashes.get(name, b"\0" * 32), given) and name in self.hashes
+        stored = self.hashes.get(name.lower())
+        return hmac.compare_digest(stored or b"\0" * 32, given) and stored is not None
 
 
 def rss_kb() -> int:
