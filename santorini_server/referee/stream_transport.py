@@ -86,6 +86,7 @@ class StreamTransport:
         """Close the connection now (a sync close of the socket; pending waits are woken)."""
         self._end()
         self._eof = True
+        self._fd = -1  # the number may be reused by the next socket opened
         stream = self.stream
         socket_stream = stream if isinstance(stream, trio.SocketStream) else getattr(stream, "transport_stream", None)
         if isinstance(socket_stream, trio.SocketStream):
@@ -102,6 +103,7 @@ class StreamTransport:
                         pass
             self._end()
             self._eof = True
+            self._fd = -1
             await trio.aclose_forcefully(self.stream)
         assert self._status is not None
         return self._status
@@ -144,7 +146,7 @@ class StreamTransport:
         if self._fd < 0 or self._over_budget():
             return None
         try:
-            data = os.read(self._fd, CHUNK_BYTES)
+            data = os.read(self._fd, self._read_size())
         except BlockingIOError:
             return None
         except OSError:
@@ -192,13 +194,19 @@ class StreamTransport:
 
     async def _fill_once(self) -> None:
         try:
-            data = await self.stream.receive_some(CHUNK_BYTES)
+            data = await self.stream.receive_some(self._read_size())
         except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
             data = b""
         if data:
             self._buffer += data
         else:
             self._eof = True
+
+    def _read_size(self) -> int:
+        """A whole chunk, or what is left of this second's budget (a read never overshoots it
+        by more than one byte; the byte that starts a new second is read alone)."""
+        left = self.byte_budget - self._window_used
+        return CHUNK_BYTES if left >= CHUNK_BYTES else max(1, left)
 
     def _over_budget(self) -> bool:
         return self._window_used >= self.byte_budget and trio.current_time() < self._window_end

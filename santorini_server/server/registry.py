@@ -7,11 +7,12 @@ holds it).  While idle, the gateway reads ahead whatever it writes (bounded), so
 disconnects while idle leaves the registry at once; :meth:`BotRegistry.take` stops that reading
 before handing the bot over, so exactly one task ever reads a connection.
 
-One connection per bot name, regardless of case (as the store's names are unique).  A second login for a connected bot replaces the first only
-between games: if the first is idle it is closed and the newcomer takes its place; if it is
-playing, the newcomer is refused (``error already connected``).  A bot whose connection ended is
-no longer connected, so a bot that reconnects during a game is admitted and handed straight to
-the game waiting for it (:meth:`BotRegistry.wait_for`, the reconnect grace).
+One connection per bot name, regardless of case (as the store's names are unique).  A second
+login for a connected bot replaces the first only between games: if the first is idle it is
+closed and the newcomer takes its place; if it is playing, the newcomer is refused (``error
+already connected``).  A bot whose connection ended is no longer connected, so a bot that
+reconnects during a game is admitted and handed straight to the game waiting for it
+(:meth:`BotRegistry.wait_for`, the reconnect grace).
 """
 
 from __future__ import annotations
