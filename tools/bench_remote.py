@@ -26,6 +26,7 @@ import tempfile
 import time
 from pathlib import Path
 
+import structlog
 import trio
 from bench_referee import make_script, run_ns
 
@@ -132,6 +133,7 @@ def main() -> None:
     if len(sys.argv) > 1 and sys.argv[1] == "--bot":
         bot(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5])
         return
+    structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(30))  # warnings and up only
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=20)
     args = parser.parse_args()
