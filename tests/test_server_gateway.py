@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import signal
+import ssl
 import subprocess
 import sys
 import time
@@ -623,13 +624,39 @@ async def _local_game(spec: str):  # type: ignore[no-untyped-def]
         return report.record
 
 
-def test_tls_bot_port_with_connect(tmp_path: Path) -> None:
+@pytest.fixture
+def tls_files(tmp_path: Path) -> tuple[Path, Path]:
+    """A self-signed certificate for localhost and its key."""
     cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
     subprocess.run(
         ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key), "-out", str(cert),
          "-days", "1", "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1"],
         check=True, capture_output=True,
     )
+    return cert, key
+
+
+async def test_a_tls_port_closes_a_client_that_never_shakes_hands(
+    tls_files: tuple[Path, Path], autojump_clock: trio.testing.MockClock
+) -> None:
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    context.load_cert_chain(*tls_files)
+    gateway = Gateway(MemoryAuthenticator(TOKENS))
+    async with trio.open_nursery() as nursery:
+        listeners = await nursery.start(partial(serve_bots, gateway, 0, ssl_context=context))
+        port = listeners[0].socket.getsockname()[1]
+        started = trio.current_time()
+        assert await say(port, b"login alice " + TOKENS["alice"].encode() + b"\n") == b""  # not TLS: nothing
+        silent = await trio.open_tcp_stream("127.0.0.1", port)
+        assert await silent.receive_some(100) == b""  # closed at the login timeout
+        assert 5 <= trio.current_time() - started < 6
+        await silent.aclose()
+        await until(lambda: gateway.connections == 0)
+        nursery.cancel_scope.cancel()
+
+
+def test_tls_bot_port_with_connect(tmp_path: Path, tls_files: tuple[Path, Path]) -> None:
+    cert, key = tls_files
     server = ServerProcess(f"tls={cert},{key}")
     marker = f"marker-{uuid.uuid4().hex}"
     bridge = subprocess.Popen(

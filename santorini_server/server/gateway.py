@@ -88,8 +88,9 @@ class Gateway:
         self.refused = 0
         """Connections closed on arrival because ``max_connections`` were open."""
 
-    async def handle(self, stream: trio.abc.Stream) -> None:
-        """One connection, from accept to close; never raises for what the peer does."""
+    async def handle(self, stream: trio.abc.Stream, tls: ssl.SSLContext | None = None) -> None:
+        """One connection, from accept to close (with ``tls``, its TLS handshake first, within
+        the login timeout); never raises for what the peer does."""
         address = _peer(stream)
         if self.connections >= self.limits.max_connections:
             self.refused += 1
@@ -97,8 +98,12 @@ class Gateway:
             return
         self.connections += 1
         try:
+            if tls is not None:
+                stream = trio.SSLStream(stream, tls, server_side=True)
+                with trio.fail_after(self.limits.login_timeout):
+                    await stream.do_handshake()
             await self._session(stream, address)
-        except (trio.BrokenResourceError, trio.ClosedResourceError, ssl.SSLError, OSError) as exc:
+        except (trio.BrokenResourceError, trio.ClosedResourceError, trio.TooSlowError, ssl.SSLError, OSError) as exc:
             _log.info("bot connection failed", address=address, error=type(exc).__name__)
         finally:
             self.connections -= 1
@@ -205,20 +210,6 @@ async def serve_bots(
     """Serve the bot port until cancelled (``nursery.start`` gives the listeners: port 0 picks
     one).  With ``ssl_context`` every connection is TLS (``trio.SSLStream``)."""
     listeners: list[trio.SocketListener] = await trio.open_tcp_listeners(port, host=host)
-    handler = gateway.handle if ssl_context is None else partial(_tls_handle, gateway, ssl_context)
+    handler = gateway.handle if ssl_context is None else partial(gateway.handle, tls=ssl_context)
     task_status.started(listeners)
     await trio.serve_listeners(handler, listeners)
-
-
-async def _tls_handle(gateway: Gateway, context: ssl.SSLContext, stream: trio.SocketStream) -> None:
-    tls = trio.SSLStream(stream, context, server_side=True, https_compatible=False)
-    with trio.move_on_after(gateway.limits.login_timeout) as scope:
-        try:
-            await tls.do_handshake()
-        except (trio.BrokenResourceError, ssl.SSLError, OSError):
-            await trio.aclose_forcefully(stream)
-            return
-    if scope.cancelled_caught:
-        await trio.aclose_forcefully(stream)
-        return
-    await gateway.handle(tls)
