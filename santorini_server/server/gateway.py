@@ -124,7 +124,11 @@ class Gateway:
             name, token = parse_login(line)
         except LoginError as exc:
             return await self._refuse(stream, address, str(exc), host)
-        ok = await trio.to_thread.run_sync(self.authenticator.authenticate, name, token)
+        try:
+            ok = await trio.to_thread.run_sync(self.authenticator.authenticate, name, token)
+        except Exception as exc:  # the store failed (a locked or broken database): not the bot's fault
+            _log.error("bot authentication failed", bot=name, error=type(exc).__name__)
+            return await self._refuse(stream, address, "server error, try again later", None, bot=name)
         del token
         if not ok:
             return await self._refuse(stream, address, "bad name or token", host, bot=name)
