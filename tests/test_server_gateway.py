@@ -194,6 +194,26 @@ async def test_disconnect_during_a_turn_resumes_within_the_grace() -> None:
     assert remote.bot is not None
 
 
+async def test_a_connection_lost_between_games_comes_back_at_the_next_newgame() -> None:
+    """The engine is held from one game to the next; its connection drops in between (the server
+    side closes it); the bridge logs in again and the second game is played on the new one."""
+    async with bot_port() as (gateway, port, nursery):
+        start_bridge(nursery, port, "alice", instant("Remote"))
+        await until(lambda: gateway.registry.available() == ["alice"])
+        remote = await RemoteEngine.take(gateway.registry, "alice", grace=10)
+        local = await Engine.start(nursery, instant("Local"))
+        tc = parse_tc("10+0.1")
+        first = await play_game((remote, local), GameSetup(tcs=(tc, tc)))
+        old = remote.bot
+        old.engine.process.kill()
+        second = await play_game((local, remote), GameSetup(tcs=(tc, tc)))
+        assert remote.bot is not old and remote.bot.connected
+        remote.release()
+        await local.aclose()
+    for report in (first, second):
+        assert report.record.termination == "climb" and check_record(report.record) == []
+
+
 async def test_disconnect_without_return_loses_with_crash_disconnected() -> None:
     async with bot_port() as (gateway, port, nursery):
         gone = instant("Gone", "crash=3")

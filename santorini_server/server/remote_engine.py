@@ -9,7 +9,9 @@ turn's allowance.  A bot that comes back is a fresh SEI session (the gateway has
 handshake): it gets ``newgame`` and ``isready``, then the turn's ``position`` in full and its
 ``go`` with the clock it has left, and the game goes on; the turn's stopwatch still runs from
 the first ``go``.  One that does not loses with ``crash``, detail ``disconnected``.  A
-connection lost between turns is found at the bot's next turn, and handled the same way.
+connection lost between turns is found at the bot's next turn, and handled the same way; one lost
+between games (the engine held from one game to the next) at the next ``newgame``, where the
+bot may come back within the grace and the ``readyok`` timeout.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ import msgspec
 import trio
 
 from ..referee import Engine, EngineFailure
-from ..referee.engine import Reply
+from ..referee.engine import READY_TIMEOUT, Reply
 from ..sei import Go, PositionCommand
 from .registry import BotRegistry, RemoteBot
 
@@ -56,8 +58,31 @@ class RemoteEngine(Engine):
         self.registry.release(self.bot)
 
     async def send_new_game(self, gods: tuple[str, ...]) -> float:
+        """:meth:`Engine.send_new_game`; a lost connection is left for :meth:`until_ready`."""
         self._gods = gods
-        return await super().send_new_game(gods)
+        since = self.channel.now()
+        try:
+            return await super().send_new_game(gods)
+        except EngineFailure:
+            if not self._lost():
+                raise
+            return since
+
+    async def until_ready(self, since: float, timeout: float = READY_TIMEOUT) -> None:  # noqa: ASYNC109 (a protocol limit, part of the API)
+        """:meth:`Engine.until_ready`, on a new connection if the bot comes back within the
+        grace and the ``readyok`` timeout."""
+        if not self._lost():
+            try:
+                return await super().until_ready(since, timeout)
+            except EngineFailure:
+                if not self._lost():
+                    raise
+        await self._resume(since + timeout)
+        return None
+
+    def _lost(self) -> bool:
+        """Whether the bot's connection has ended (and the grace may bring it back)."""
+        return self.grace > 0 and self.channel.process.status is not None
 
     async def think(
         self, position: PositionCommand, go: Go, *, deadline: trio.CancelScope, allowance: float, ping: bool = False
@@ -74,7 +99,7 @@ class RemoteEngine(Engine):
             try:
                 reply = await super().think(position, attempt_go, deadline=deadline, allowance=attempt_allowance, ping=ping)
             except EngineFailure:
-                if self.channel.process.status is None or self.grace <= 0:
+                if not self._lost():
                     raise  # not a lost connection: the failure stands
                 if first is None:
                     first = self.turn_started if self.turn_started >= begun else begun
@@ -101,8 +126,8 @@ class RemoteEngine(Engine):
             self.bot = bot
             self.channel = bot.engine.channel
             try:
-                since = await super().send_new_game(self._gods)
-                await self.until_ready(since, max(0.0, limit - self.channel.now()))
+                since = await Engine.send_new_game(self, self._gods)
+                await Engine.until_ready(self, since, max(0.0, limit - self.channel.now()))
                 return
             except EngineFailure:
                 if self.channel.process.status is None:
