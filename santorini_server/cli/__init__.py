@@ -28,6 +28,7 @@ _COMMANDS: dict[str, tuple[str, str, str]] = {
     "tournament": ("tournament_cmd", "tournament", "Run a tournament (no arguments: the bundled engines)."),
     "scheduler": ("dask_cmds", "scheduler", "Run the Dask scheduler for tournaments over several machines."),
     "worker": ("dask_cmds", "worker", "Offer this machine's engines to a scheduler (a Dask worker)."),
+    "connect": ("connect_cmd", "connect", "Play a local engine on a server through its bot port (remote bot)."),
 }
 
 

@@ -440,6 +440,32 @@ class EngineProcess:
         assert self._status is not None
         return self._status
 
+    async def ended_within(self, seconds: float) -> bool:
+        """Whether the engine process (not its guard) has exited or does within ``seconds``:
+        after EOF on stdout, tells a dying engine (which closes stdout microseconds before it
+        exits) from one that closed its output and keeps running."""
+        if self._status is not None:
+            return True
+        pid = self.engine_pid
+        try:
+            pidfd = os.pidfd_open(pid) if pid is not None else -1
+        except ProcessLookupError:
+            return True  # already reaped by its guard
+        except OSError:
+            pidfd = -1
+        if pidfd < 0:  # no pidfd (old kernel): the guard's report is the only sign
+            with trio.move_on_after(seconds):
+                await self.wait()
+            return self._status is not None
+        try:
+            with trio.move_on_after(seconds):
+                await trio.lowlevel.wait_readable(pidfd)
+                return True
+            return False
+        finally:
+            trio.lowlevel.notify_closing(pidfd)
+            os.close(pidfd)
+
     def terminate(self) -> None:
         """Ask politely: SIGTERM to the guard, which forwards it to the engine's group."""
         if self._status is None:

@@ -1,8 +1,11 @@
-"""One engine process spoken to in SEI: the channel under both ``Engine`` and ``santorini check``.
+"""One engine spoken to in SEI: the channel under both ``Engine`` and ``santorini check``.
 
-Theory of operation.  An :class:`EngineChannel` owns the engine's process (started under the
-guard with the spec's resource limits, stderr drained into a bounded capture) and its sans-IO
-``SeiConnection``.  It is the only place that writes to or reads from an engine, so there is one
+Theory of operation.  An :class:`EngineChannel` owns the engine's transport and its sans-IO
+``SeiConnection``.  The transport (:class:`~santorini_server.referee.transport.EngineTransport`)
+is the engine's process, started under the guard with the spec's resource limits and stderr
+drained into a bounded capture (:meth:`EngineChannel.open`), or a remote bot's TCP connection
+(:class:`~santorini_server.referee.stream_transport.StreamTransport`), whose "exit" is the
+connection closing.  It is the only place that writes to or reads from an engine, so there is one
 answer to every question of the kind "what does it mean when...":
 
 * a write that fails: ``crash`` (the engine exited or closed its input; ``limit`` when it broke
@@ -31,7 +34,6 @@ yields to them, for fairness of their clocks.
 from __future__ import annotations
 
 import math
-import os
 import signal
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -44,6 +46,7 @@ from ..process.transport import QUIT_GRACE, TERM_GRACE
 from ..sei import (
     DEFAULT_PLAYERS,
     EOF,
+    MAX_LINE_LENGTH,
     NEED_DATA,
     Command,
     EngineMessage,
@@ -60,6 +63,7 @@ from ..sei import (
     SeiProtocolError,
 )
 from .engine_spec import EngineSpec
+from .transport import EngineTransport
 
 __all__ = [
     "EngineChannel",
@@ -151,14 +155,23 @@ class EngineInfo:
 
 
 class EngineChannel:
-    """A started engine process and its SEI codec; created by :meth:`open`."""
+    """A started engine and its SEI codec: :meth:`open` starts a process; a remote bot's
+    connection is passed in as its ``process`` (any :class:`EngineTransport`)."""
 
     def __init__(
-        self, spec: EngineSpec, process: EngineProcess, *, tap: Tap | None, write_timeout: float, strict_info: bool
+        self,
+        spec: EngineSpec,
+        process: EngineTransport,
+        *,
+        tap: Tap | None = None,
+        write_timeout: float = WRITE_TIMEOUT,
+        strict_info: bool = False,
+        max_line_length: int = MAX_LINE_LENGTH,
     ) -> None:
         self.spec = spec
         self.process = process
-        self.conn = SeiConnection(strict_info=strict_info)
+        """What carries the engine's bytes: its process, or a remote bot's connection."""
+        self.conn = SeiConnection(strict_info=strict_info, max_line_length=max_line_length)
         self.info = EngineInfo()
         self.broken = False
         """Set after any failure: the engine must be restarted before it is used again."""
@@ -405,36 +418,12 @@ class EngineChannel:
         may not be reading the ``quit`` either.
         """
         self.broken = True
-        if await self._engine_exits_within(EXIT_GRACE):
+        if await self.process.ended_within(EXIT_GRACE):
             with trio.move_on_after(STATUS_WAIT):
                 await self.process.wait()
         else:
             self.process.kill()
         return self.crashed(exited if exited is not None and self.process.status else what)
-
-    async def _engine_exits_within(self, seconds: float) -> bool:
-        """Whether the engine process (not its guard) has exited or does within ``seconds``."""
-        if self.process.status is not None:
-            return True
-        pid = self.process.engine_pid
-        try:
-            pidfd = os.pidfd_open(pid) if pid is not None else -1
-        except ProcessLookupError:
-            return True  # already reaped by its guard
-        except OSError:
-            pidfd = -1
-        if pidfd < 0:  # no pidfd (old kernel): the guard's report is the only sign
-            with trio.move_on_after(seconds):
-                await self.process.wait()
-            return self.process.status is not None
-        try:
-            with trio.move_on_after(seconds):
-                await trio.lowlevel.wait_readable(pidfd)
-                return True
-            return False
-        finally:
-            trio.lowlevel.notify_closing(pidfd)
-            os.close(pidfd)
 
     def crashed(self, what: str) -> EngineFailure:
         """The failure for an engine that is gone: ``crash``, or ``limit`` when it broke a limit.

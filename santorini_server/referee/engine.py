@@ -25,7 +25,6 @@ from collections.abc import Callable
 import msgspec
 import trio
 
-from ..process import EngineProcess
 from ..sei import (
     EOF,
     NEED_DATA,
@@ -45,6 +44,7 @@ from ..sei import (
 )
 from .channel import WRITE_TIMEOUT, EngineChannel, EngineFailure, EngineInfo, live_games
 from .engine_spec import EngineSpec
+from .transport import EngineTransport
 
 __all__ = [
     "Engine",
@@ -120,7 +120,7 @@ class Engine:
         return self.channel.info
 
     @property
-    def process(self) -> EngineProcess:
+    def process(self) -> EngineTransport:
         return self.channel.process
 
     @property
@@ -156,11 +156,21 @@ class Engine:
         if io_log is not None:
             name = spec.name
             tap = lambda at, direction, line: io_log(name, direction, line)  # noqa: E731
-        engine = cls(await EngineChannel.open(nursery, spec, tap=tap))
+        return await cls.attach(await EngineChannel.open(nursery, spec, tap=tap), handshake_timeout=handshake_timeout)
+
+    @classmethod
+    async def attach(cls, channel: EngineChannel, *, handshake_timeout: float = HANDSHAKE_TIMEOUT) -> Engine:
+        """An engine on an open ``channel`` (a started process, or a remote bot's connection):
+        run the handshake and send the spec's options.
+
+        Raises:
+            EngineFailure: the handshake failed; the channel is closed.
+        """
+        engine = cls(channel)
         try:
-            await engine.channel.handshake(handshake_timeout)
-            for option, value in spec.options:
-                await engine.channel.send(SetOption(name=option, value=value))
+            await channel.handshake(handshake_timeout)
+            for option, value in channel.spec.options:
+                await channel.send(SetOption(name=option, value=value))
         except BaseException:
             await engine.aclose()
             raise
