@@ -77,29 +77,13 @@ def immediate_win(
         return False
     occupied = mine | theirs
     free = BB_ALL & ~(occupied | domes)
-    if god == "pan":
-        ge2 = mine & h2  # a worker on level 2 or 3 dropping to level <= its level - 2
-        while ge2:
-            s = ge2 & -ge2
-            ge2 ^= s
-            low = BB_ALL & ~h1 if not h3 & s else BB_ALL & ~h2
-            if _NB[s] & free & low:
-                return True
+    if god == "pan" and power_threats(h1, h2, h3, domes, mine, theirs, god):
+        return True  # a drop of two or more levels: Athena's restriction does not stop it
     if no_up:
         return False
     on2 = mine & h2 & ~h3
-    if god == "artemis":
-        # second step 2->3 after a first step onto a level-2 square (from level 1, 2 or 3)
-        starts = mine & h1
-        while starts:
-            s = starts & -starts
-            starts ^= s
-            mids = _NB[s] & free & h2 & ~h3
-            while mids:
-                d = mids & -mids
-                mids ^= d
-                if _NB[d] & h3 & free & ~s:
-                    return True
+    if god == "artemis" and power_threats(h1, h2, h3, domes, mine, theirs, god):
+        return True  # the second step climbs onto level 3
     while on2:
         s = on2 & -on2
         on2 ^= s
