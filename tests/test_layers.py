@@ -61,8 +61,9 @@ LAYERS: dict[str, Layer] = {
     "backends": _layer(
         "rules termination records stats adjudicator process referee tournament", "trio structlog dask distributed"
     ),
+    "server": _layer("rules sei termination records adjudicator process referee", "trio structlog msgspec"),
     "cli": _layer(
-        "rules sei termination records stats adjudicator process referee check tournament backends render",
+        "rules sei termination records stats adjudicator process referee check tournament backends render server",
         "click trio structlog",
     ),
 }

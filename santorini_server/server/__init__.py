@@ -1,0 +1,1 @@
+"""The daemon: data store, bot gateway, job API (santorini serve)."""
