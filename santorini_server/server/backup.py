@@ -50,7 +50,7 @@ def backup(data_dir: Path, out: Path) -> BackupSummary:
     if not out.parent.is_dir():
         raise StoreError(f"{out.parent} is not a folder")
     partial = out.parent / f".{out.name}.partial-{os.getpid()}"
-    with Store(data_dir) as store:
+    with Store(data_dir, readonly=True) as store:
         try:
             partial.mkdir(mode=0o700)
             store.vacuum_into(partial / DB_FILE)

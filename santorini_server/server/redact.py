@@ -13,7 +13,7 @@ from typing import Any
 
 __all__ = ["SECRET_FIELD", "redact_secrets"]
 
-SECRET_FIELD = re.compile(r"token|secret|passw(or)?d|authorization|cookie|api_?key|credential", re.I)
+SECRET_FIELD = re.compile(r"token|secret|passw(or)?d|authorization|cookie|api[-_]?key|credential", re.I)
 """A field name that may hold a secret (matched anywhere in the name: ``admin_token``, ``X-Api-Key``)."""
 
 

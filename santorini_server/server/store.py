@@ -297,6 +297,8 @@ def migrate(conn: sqlite3.Connection, migrations: tuple[tuple[str, ...], ...] = 
     Raises:
         SchemaTooNew: the database's version is beyond ``migrations``.
     """
+    if _version(conn) == len(migrations):
+        return len(migrations)  # up to date: no write lock taken (a writer mid-transaction is not waited for)
     while True:
         conn.execute("BEGIN IMMEDIATE")
         try:
@@ -320,6 +322,15 @@ def migrate(conn: sqlite3.Connection, migrations: tuple[tuple[str, ...], ...] = 
         except BaseException:
             conn.execute("ROLLBACK")
             raise
+
+
+def _version(conn: sqlite3.Connection) -> int | None:
+    """The schema version, or None before the first migration."""
+    try:
+        row = conn.execute("SELECT version FROM schema_version").fetchone()
+    except sqlite3.OperationalError:  # no such table
+        return None
+    return None if row is None else int(row[0])
 
 
 def _connect(path: Path, *, readonly: bool) -> sqlite3.Connection:
@@ -360,9 +371,9 @@ class Store:
         try:
             self._conn = _connect(self.path, readonly=readonly)
             if readonly:
-                row = self._conn.execute("SELECT version FROM schema_version").fetchone()
-                if row is None or row[0] != len(MIGRATIONS):
-                    raise SchemaTooNew(f"{self.path} has schema version {row and row[0]}, expected {len(MIGRATIONS)}")
+                version = _version(self._conn)
+                if version is None or version > len(MIGRATIONS):
+                    raise SchemaTooNew(f"schema version {version}, this santorini knows up to {len(MIGRATIONS)}")
             else:
                 migrate(self._conn)
         except SchemaTooNew as exc:
