@@ -22,6 +22,7 @@ import structlog
 import trio
 
 from santorini_server.server import tokens
+from santorini_server.server.async_store import AsyncStore
 from santorini_server.server.auth import BotAuthenticator, StoreAuthenticator
 from santorini_server.server.backup import backup
 from santorini_server.server.names import check_bot_name
@@ -29,7 +30,6 @@ from santorini_server.server.redact import redact_secrets
 from santorini_server.server.store import (
     DB_FILE,
     MIGRATIONS,
-    AsyncStore,
     BadRunState,
     BotExists,
     BotHasGames,

@@ -15,9 +15,12 @@ taken does not tell whether a name exists.
 from __future__ import annotations
 
 import threading
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from .store import AsyncStore, Store
+from .store import Store
+
+if TYPE_CHECKING:
+    from .async_store import AsyncStore
 from .tokens import token_matches
 
 __all__ = ["BotAuthenticator", "StoreAuthenticator"]

@@ -16,29 +16,22 @@ bot`` commands alike, whether or not the other is running:
 * **Games stay in their files.** The archive and SGN files are the record; the ``games`` table is
   an index of them (result, termination, offsets) plus what the ratings need.
 
-:class:`Store` is the synchronous API (the CLI; one connection). :class:`AsyncStore` is the daemon's
-facade: every write runs on one connection through ``trio.to_thread.run_sync`` with a
-``CapacityLimiter(1)`` (one writer, in order), every read on a read-only connection of its own, so
-the trio loop never blocks on the disk.
+:class:`Store` is the synchronous API (the CLI, one connection, no trio: ``santorini bot list``
+starts fast); :class:`~.async_store.AsyncStore` is the daemon's facade over it.
 """
 
 from __future__ import annotations
 
-import functools
 import json
 import sqlite3
-import threading
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Concatenate, Literal, ParamSpec, TypeVar, cast
+from typing import Any, Literal, cast
 from urllib.parse import quote
 
-import trio
-
-from ..referee.engine_spec import parse_engine_spec
 from .names import check_bot_name
 from .tokens import new_token, token_hash
 
@@ -64,7 +57,6 @@ __all__ = [
     "Rating",
     "RatingPoint",
     "Store",
-    "AsyncStore",
 ]
 
 DB_FILE = "santorini.db"
@@ -442,6 +434,10 @@ class Store:
         Raises:
             ValueError: a bad name or engine spec (one line). BotExists.
         """
+        # Imported here: the referee package loads the whole engine layer (0.7 s), which
+        # `santorini bot list` and the other commands do not need.
+        from ..referee.engine_spec import parse_engine_spec
+
         parse_engine_spec(spec)
         return self._insert_bot(name, "local", spec.strip(), None)
 
@@ -676,59 +672,3 @@ class Store:
         """A consistent, compacted copy of the database at ``target`` (which must not exist),
         taken while other connections keep reading and writing."""
         self._conn.execute("VACUUM INTO ?", (str(target),))
-
-
-_P = ParamSpec("_P")
-_T = TypeVar("_T")
-
-
-class AsyncStore:
-    """The daemon's store: writes in order on one thread, reads on read-only connections.
-
-    ``await store.write(Store.add_remote_bot, "alpha")`` runs the method on the writer connection
-    through ``trio.to_thread.run_sync`` under a ``CapacityLimiter(1)``, so writes never overlap and
-    never block the trio loop; ``await store.read(Store.bots)`` runs on a read-only connection from
-    a small pool (a read never waits for a write, thanks to WAL). A read-only connection refuses
-    writes, so a write passed to :meth:`read` fails instead of racing the writer.
-    """
-
-    def __init__(self, writer: Store, readers: int = 4) -> None:
-        self._writer = writer
-        self.data_dir = writer.data_dir
-        self._write_limiter = trio.CapacityLimiter(1)
-        self._read_limiter = trio.CapacityLimiter(readers)
-        self._idle: list[Store] = []
-        self._lock = threading.Lock()
-
-    @classmethod
-    async def open(cls, data_dir: Path, readers: int = 4) -> AsyncStore:
-        """Open (creating and migrating if need be) the store of ``data_dir`` off the trio loop."""
-        writer = await trio.to_thread.run_sync(functools.partial(Store, data_dir, create=True))
-        return cls(writer, readers)
-
-    async def write(self, fn: Callable[Concatenate[Store, _P], _T], *args: _P.args, **kwargs: _P.kwargs) -> _T:
-        """``fn(writer_store, *args, **kwargs)`` on the one writer thread."""
-        return await trio.to_thread.run_sync(functools.partial(fn, self._writer, *args, **kwargs), limiter=self._write_limiter)
-
-    async def read(self, fn: Callable[Concatenate[Store, _P], _T], *args: _P.args, **kwargs: _P.kwargs) -> _T:
-        """``fn(reader_store, *args, **kwargs)`` on a read-only connection, in a worker thread."""
-        return await trio.to_thread.run_sync(functools.partial(self._read, fn, *args, **kwargs), limiter=self._read_limiter)
-
-    def _read(self, fn: Callable[..., _T], *args: Any, **kwargs: Any) -> _T:
-        with self._lock:
-            reader = self._idle.pop() if self._idle else None
-        if reader is None:
-            reader = Store(self.data_dir, readonly=True)
-        try:
-            return fn(reader, *args, **kwargs)
-        finally:
-            with self._lock:
-                self._idle.append(reader)
-
-    def close(self) -> None:
-        """Close every connection (after the last read and write)."""
-        with self._lock:
-            for reader in self._idle:
-                reader.close()
-            self._idle.clear()
-        self._writer.close()
