@@ -293,34 +293,45 @@ def test_a_game_its_seats_and_the_ratings_are_one_transaction(store: Store) -> N
 
 WRITER = textwrap.dedent(
     """
-    import sys
+    import os, sys, time
     from santorini_server.server.store import Store
-    data, prefix = sys.argv[1], sys.argv[2]
+    data, prefix, go = sys.argv[1], sys.argv[2], sys.argv[3]
     store = Store(data, create=True)
     run = store.create_run("match", {})
+    print("ready", flush=True)
+    while not os.path.exists(go):  # all start writing at once
+        time.sleep(0.001)
     for i in range(60):
         store.add_remote_bot(f"{prefix}{i}")
+        store.issue_token(f"{prefix}{i}")  # a read, then a write, in one transaction
         if i % 10 == 0:
-            store.create_run("ladder", {"from": prefix})
+            store.set_run_state(store.create_run("ladder", {"from": prefix}).id, "running")
     print(run.id)
     """
 )
 
 
-def test_two_processes_writing_at_once_lose_nothing(tmp_path: Path) -> None:
-    """The daemon and the CLI both write: WAL, the busy timeout and BEGIN IMMEDIATE make them take turns."""
+def test_three_processes_writing_at_once_lose_nothing(tmp_path: Path) -> None:
+    """The daemon and the CLI both write: WAL, the busy timeout and BEGIN IMMEDIATE make them take
+    turns. (With a plain BEGIN, a transaction that reads and then writes fails at once with
+    "database is locked" when another process committed in between, whatever the busy timeout.)"""
     data = tmp_path / "data"
+    go = tmp_path / "go"
     procs = [
         subprocess.Popen(
-            [sys.executable, "-c", WRITER, str(data), prefix], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+            [sys.executable, "-c", WRITER, str(data), prefix, str(go)],
+            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         )
         for prefix in ("a", "b", "c")
     ]
+    for proc in procs:
+        assert proc.stdout is not None and proc.stdout.readline() == "ready\n"
+    go.touch()
     outcomes = [proc.communicate(timeout=120) for proc in procs]
     assert [proc.returncode for proc in procs] == [0, 0, 0], outcomes
     with Store(data) as store:
         assert len(store.bots()) == 180
-        assert len(store.runs()) == 3 * 7
+        assert len(store.runs()) == 3 * 7 and len(store.runs("running")) == 3 * 6
         assert store.schema_version == len(MIGRATIONS)
 
 
@@ -340,6 +351,43 @@ async def test_the_async_store_writes_in_order_and_reads_apart(tmp_path: Path) -
         with pytest.raises(BotExists):
             await store.write(Store.add_remote_bot, "REMOTE")
         assert (await store.read(Store.bot, "remote")).kind == "remote"
+    finally:
+        store.close()
+
+
+async def test_the_bot_commands_write_while_the_daemon_writes(tmp_path: Path) -> None:
+    """The daemon's writer is busy (a run created after another); a `santorini bot add` loop in
+    another process still gets every bot in, and the daemon loses no write."""
+    data = tmp_path / "data"
+    store = await AsyncStore.open(data)
+    written = 0
+    stop = trio.Event()
+
+    async def daemon() -> None:
+        nonlocal written
+        while not stop.is_set():
+            await store.write(Store.create_run, "ladder", {"n": written})
+            written += 1
+
+    code = (
+        "from santorini_server.cli import main\n"
+        "for i in range(10):\n"
+        "    try:\n"
+        f"        main(['bot', 'add', f'b{{i}}', '--remote', '--data', {str(data)!r}])\n"
+        "    except SystemExit as exit:\n"
+        "        assert not exit.code, exit.code\n"
+    )
+    try:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(daemon)
+            cli = await trio.run_process(
+                [sys.executable, "-c", code], cwd=ROOT, capture_stdout=True, capture_stderr=True, check=False
+            )
+            stop.set()
+        assert cli.returncode == 0, cli.stderr
+        assert len(cli.stdout.split()) == 10  # ten tokens printed
+        assert len(await store.read(Store.bots)) == 10
+        assert written > 0 and len(await store.read(Store.runs)) == written
     finally:
         store.close()
 
