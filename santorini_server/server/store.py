@@ -328,8 +328,8 @@ def _version(conn: sqlite3.Connection) -> int | None:
 def _connect(path: Path, *, readonly: bool) -> sqlite3.Connection:
     """A connection in autocommit mode (transactions are explicit), usable from any one thread at a time."""
     target = f"file:{quote(str(path.resolve()))}?mode={'ro' if readonly else 'rwc'}"
+    # sqlite3's timeout is SQLite's busy_timeout.
     conn = sqlite3.connect(target, uri=True, isolation_level=None, check_same_thread=False, timeout=BUSY_TIMEOUT_MS / 1000)
-    conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
     conn.execute("PRAGMA foreign_keys = ON")
     if not readonly:
         conn.execute("PRAGMA journal_mode = WAL")
