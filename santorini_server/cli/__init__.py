@@ -29,6 +29,8 @@ _COMMANDS: dict[str, tuple[str, str, str]] = {
     "scheduler": ("dask_cmds", "scheduler", "Run the Dask scheduler for tournaments over several machines."),
     "worker": ("dask_cmds", "worker", "Offer this machine's engines to a scheduler (a Dask worker)."),
     "connect": ("connect_cmd", "connect", "Play a local engine on a server through its bot port (remote bot)."),
+    "bot": ("bot_cmd", "bot", "Register, list, revoke and remove the bots of a server (santorini serve)."),
+    "backup": ("backup_cmd", "backup", "Copy a server's database and record files, safely while it runs."),
 }
 
 
@@ -71,8 +73,15 @@ def _configure_logging() -> None:
     renderer: Any = (
         structlog.dev.ConsoleRenderer(colors=True) if sys.stderr.isatty() else structlog.processors.JSONRenderer()
     )
+    from ..server.redact import redact_secrets
+
     structlog.configure(
-        processors=[structlog.processors.add_log_level, structlog.processors.TimeStamper(fmt="iso", utc=True), renderer],
+        processors=[
+            redact_secrets,  # a token passed to a logger by accident never reaches stderr
+            structlog.processors.add_log_level,
+            structlog.processors.TimeStamper(fmt="iso", utc=True),
+            renderer,
+        ],
         logger_factory=structlog.PrintLoggerFactory(file=sys.stderr),
         cache_logger_on_first_use=False,
     )
