@@ -24,7 +24,6 @@ from __future__ import annotations
 import ssl
 from dataclasses import dataclass
 from functools import partial
-from typing import Protocol
 
 import structlog
 import trio
@@ -33,6 +32,7 @@ from ..referee import Engine, EngineFailure, EngineSpec
 from ..referee.channel import EngineChannel
 from ..referee.engine import HANDSHAKE_TIMEOUT
 from ..referee.stream_transport import BYTE_BUDGET, StreamTransport
+from .auth import BotAuthenticator
 from .login import LoginError, LoginFailures, parse_login
 from .registry import BotRegistry, RemoteBot
 
@@ -43,13 +43,6 @@ _log = structlog.get_logger("santorini.gateway")
 DEFAULT_BOT_PORT = 7777
 RTT_PINGS = 3
 """``isready`` round trips at login; the best one is the bot's round trip."""
-
-
-class BotAuthenticator(Protocol):
-    """Checks a bot's token (the store implements it)."""
-
-    def authenticate(self, name: str, token: str) -> bool:
-        """Constant-time; False for an unknown, revoked or local bot, or a wrong token."""
 
 
 @dataclass(frozen=True)

@@ -12,10 +12,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["LoginError", "parse_login", "LoginFailures", "BOT_NAME", "MAX_TOKEN_LENGTH"]
+from .names import NAME_RULE, check_bot_name
 
-BOT_NAME = re.compile(r"[A-Za-z0-9_.-]{1,32}")
-"""A registered bot's name: shown in tables and pages, so plain and short."""
+__all__ = ["LoginError", "parse_login", "LoginFailures", "MAX_TOKEN_LENGTH"]
+
 MAX_TOKEN_LENGTH = 128
 """Tokens are 43 characters (32 random bytes, URL-safe base64); longer ones are not ours."""
 _TOKEN = re.compile(rf"[A-Za-z0-9_-]{{1,{MAX_TOKEN_LENGTH}}}")
@@ -39,8 +39,10 @@ def parse_login(line: bytes) -> tuple[str, str]:
     if len(words) != 3 or words[0] != "login":
         raise LoginError("expected `login NAME TOKEN`")
     name, token = words[1], words[2]
-    if not BOT_NAME.fullmatch(name):
-        raise LoginError("bad bot name (1-32 of A-Z a-z 0-9 _ . -)")
+    try:
+        check_bot_name(name)
+    except ValueError:
+        raise LoginError(f"bad bot name ({NAME_RULE})") from None
     if not _TOKEN.fullmatch(token):
         raise LoginError("bad token")
     return name, token
