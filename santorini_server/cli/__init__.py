@@ -31,6 +31,10 @@ _COMMANDS: dict[str, tuple[str, str, str]] = {
     "connect": ("connect_cmd", "connect", "Play a local engine on a server through its bot port (remote bot)."),
     "bot": ("bot_cmd", "bot", "Register, list, revoke and remove the bots of a server (santorini serve)."),
     "backup": ("backup_cmd", "backup", "Copy a server's database and record files, safely while it runs."),
+    "serve": ("serve_cmd", "serve", "Run the server: job API, bot port and runs, until SIGTERM or Ctrl-C."),
+    "submit": ("client_cmds", "submit", "Submit a match or tournament (a TOML settings file) to a server."),
+    "runs": ("client_cmds", "runs", "List a server's runs and their states."),
+    "cancel": ("client_cmds", "cancel", "Cancel a queued or running run on a server."),
 }
 
 

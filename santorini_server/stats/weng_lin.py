@@ -28,7 +28,7 @@ numbers of its documentation's worked examples, which the tests pin.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from openskill.models import PlackettLuce
@@ -44,6 +44,7 @@ __all__ = [
     "WengLinRating",
     "weng_lin_model",
     "weng_lin_ratings",
+    "weng_lin_update",
 ]
 
 WENG_LIN_MU = 25.0
@@ -95,19 +96,30 @@ def weng_lin_ratings(games: Iterable[NSeatGame], engines: Sequence[str] = ()) ->
         for name in game.seats:
             beliefs.setdefault(name, (WENG_LIN_MU, WENG_LIN_SIGMA))
             counts.setdefault(name, 0)
-        if game.placings is None:
-            continue
-        sides = range(game.side_count)
-        teams = [[model.rating(*beliefs[name]) for name in game.side_members(side)] for side in sides]
-        ranks: list[float] = [float(game.placings[game.side_seats(side)[0]]) for side in sides]
-        rated = model.rate(teams, ranks=ranks)
-        done: set[str] = set()
-        for side in sides:
-            # one engine filling a team got two identical copies: the first carries its update
-            for name, updated in zip(game.side_members(side), rated[side], strict=True):
-                if name not in done:
-                    done.add(name)
-                    beliefs[name] = (updated.mu, updated.sigma)
-        for name in done:
+        updated = weng_lin_update(beliefs, game, model)
+        beliefs.update(updated)
+        for name in updated:
             counts[name] += 1
     return {name: WengLinRating(name, mu, sigma, counts[name]) for name, (mu, sigma) in beliefs.items()}
+
+
+def weng_lin_update(
+    beliefs: Mapping[str, tuple[float, float]], game: NSeatGame, model: PlackettLuce | None = None
+) -> dict[str, tuple[float, float]]:
+    """The new ``(mu, sigma)`` of each engine of one scored ``game``, from their ``beliefs``
+    (an engine missing there starts from the prior); empty for an unscored game.  The server
+    rates each game as it finishes with this, a tournament its games in order."""
+    if game.placings is None:
+        return {}
+    model = model or weng_lin_model()
+    sides = range(game.side_count)
+    prior = (WENG_LIN_MU, WENG_LIN_SIGMA)
+    teams = [[model.rating(*beliefs.get(name, prior)) for name in game.side_members(side)] for side in sides]
+    ranks: list[float] = [float(game.placings[game.side_seats(side)[0]]) for side in sides]
+    rated = model.rate(teams, ranks=ranks)
+    out: dict[str, tuple[float, float]] = {}
+    for side in sides:
+        # one engine filling a team got two identical copies: the first carries its update
+        for name, updated in zip(game.side_members(side), rated[side], strict=True):
+            out.setdefault(name, (updated.mu, updated.sigma))
+    return out

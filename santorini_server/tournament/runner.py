@@ -19,6 +19,7 @@ from __future__ import annotations
 import signal
 import time
 from collections.abc import Awaitable, Callable
+from contextlib import AbstractAsyncContextManager, AsyncExitStack
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Protocol
 
@@ -41,7 +42,7 @@ if TYPE_CHECKING:
     from ..stats.nseat_standings import NSeatStandings
 
 __all__ = [
-    "run_tournament", "TournamentResult", "Interrupted", "Backend", "LocalBackend", "LostGame", "game_setup",
+    "run_tournament", "TournamentResult", "Interrupted", "Backend", "LocalBackend", "Lease", "LostGame", "game_setup",
     "seated_specs", "seat_refusals", "standings_block", "termination_table", "LOSS_COLUMNS",
 ]
 
@@ -134,12 +135,22 @@ async def seat_refusals(specs: tuple[EngineSpec, ...], seats: int, io_log: IoLog
     return [lines[i] for i in sorted(lines)]
 
 
-class LocalBackend:
-    """Games in this trio process: ``concurrency`` workers, each owning its engines."""
+Lease = Callable[[EngineSpec], AbstractAsyncContextManager[Engine] | None]
+"""Where a seat's engine comes from when it is not a process this worker starts: for a spec,
+a context manager holding an engine for one game (a remote bot of the server, taken and given
+back), or None for an ordinary engine from the worker's pool."""
 
-    def __init__(self, config: TournamentConfig, io_log: Callable[[str, str, str], None] | None = None) -> None:
+
+class LocalBackend:
+    """Games in this trio process: ``concurrency`` workers, each owning its engines (and, with
+    ``lease``, borrowing for one game each the engines it does not start itself)."""
+
+    def __init__(
+        self, config: TournamentConfig, io_log: Callable[[str, str, str], None] | None = None, lease: Lease | None = None
+    ) -> None:
         self.config = config
         self.io_log = io_log
+        self.lease = lease
 
     async def play(
         self,
@@ -180,11 +191,12 @@ class LocalBackend:
                         running = [replace(spec, name=name) for spec, name in zip(
                             specs, instance_names(tuple(s.name for s in specs)), strict=True)]
                         keep = {spec.name for spec in running}
-                        report = await play_or_forfeit(
-                            [_getter(pool, spec, keep) for spec in running],
-                            game_setup(config, game),
-                            [spec.name for spec in specs],
-                        )
+                        async with AsyncExitStack() as leased:
+                            report = await play_or_forfeit(
+                                [_getter(pool, spec, keep, self.lease, leased) for spec in running],
+                                game_setup(config, game),
+                                [spec.name for spec in specs],
+                            )
                         await send.send(report.record)
                 finally:
                     await pool.aclose()
@@ -194,8 +206,13 @@ class LocalBackend:
                 nursery.start_soon(worker, games.clone(), results.clone())
 
 
-def _getter(pool: EnginePool, spec: EngineSpec, keep: set[str]) -> Callable[[], Awaitable[Engine]]:
+def _getter(
+    pool: EnginePool, spec: EngineSpec, keep: set[str], lease: Lease | None, leased: AsyncExitStack
+) -> Callable[[], Awaitable[Engine]]:
     async def get() -> Engine:
+        held = lease(spec) if lease is not None else None
+        if held is not None:
+            return await leased.enter_async_context(held)  # given back when the game is over
         return await pool.get(spec, keep)
 
     return get
@@ -210,12 +227,14 @@ async def run_tournament(
     progress: Callable[[int, int, float], None] | None = None,
     io_log: Callable[[str, str, str], None] | None = None,
     report: ReportWriter | None = None,
+    signals: bool = True,
 ) -> TournamentResult:
     """Play every scheduled game not yet in ``files``; print cutechess-style lines via ``emit``.
 
     The collector (this task) alone writes files and standings, whatever the backend; with
     ``report``, it also keeps ``report.html`` current (every game, the resumed ones too; written
     at most every ``report.interval`` seconds as games finish, and at the end or on Ctrl-C).
+    ``signals=False`` leaves SIGINT/SIGTERM to the caller (the server drains its runs itself).
 
     Raises:
         Interrupted: on SIGINT/SIGTERM, after saving what finished and stopping every engine.
@@ -251,14 +270,15 @@ async def run_tournament(
 
     async with trio.open_nursery() as nursery:
 
-        async def signals() -> None:
+        async def watch_signals() -> None:
             with trio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as received:
                 async for signum in received:
                     stop_reason.append(signal.Signals(signum).name)
                     nursery.cancel_scope.cancel()
                     return
 
-        nursery.start_soon(signals)
+        if signals:
+            nursery.start_soon(watch_signals)
         # unbuffered: a finished game is either in the collector's hands (and then written, since
         # the write runs in an uncancellable thread) or still with its worker; never lost between
         results_send, results_recv = trio.open_memory_channel[GameRecord | LostGame](0)

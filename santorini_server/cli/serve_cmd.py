@@ -1,0 +1,62 @@
+"""``santorini serve``: the referee as a long-running daemon (SPEC.md section 16.4)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from ..server.gateway import DEFAULT_BOT_PORT
+from ..server.remote_engine import RECONNECT_GRACE
+from .bot_cmd import DATA_OPTION
+
+__all__ = ["serve"]
+
+_PEM = click.Path(dir_okay=False, exists=True, path_type=Path)
+
+
+@click.command()
+@DATA_OPTION
+@click.option("--http", "http", default="127.0.0.1:8080", show_default=True, metavar="HOST:PORT", help="The job API's address.")
+@click.option(
+    "--bots", "bots", default=f"127.0.0.1:{DEFAULT_BOT_PORT}", show_default=True, metavar="HOST:PORT",
+    help="The bot port's address.",
+)
+@click.option("--tls-cert", type=_PEM, help="TLS certificate (PEM) for both ports.")
+@click.option("--tls-key", type=_PEM, help="The certificate's private key (PEM).")
+@click.option(
+    "--drain-timeout", type=click.FloatRange(min=0), default=60.0, show_default=True,
+    help="Seconds running games get to finish on SIGTERM/Ctrl-C before they are aborted (and replayed after restart).",
+)
+@click.option(
+    "--reconnect-grace", type=click.FloatRange(min=0), default=RECONNECT_GRACE, show_default=True,
+    help="Seconds a game waits for a disconnected remote bot (never beyond its clock).",
+)
+def serve(
+    data_dir: Path, http: str, bots: str, tls_cert: Path | None, tls_key: Path | None,
+    drain_timeout: float, reconnect_grace: float,
+) -> None:
+    """Keep a referee running: the job API, the bot port and the runs, until SIGTERM or Ctrl-C."""
+    import trio
+
+    from ..server.daemon import DEFAULT_HTTP_PORT, ServeOptions, parse_host_port
+    from ..server.daemon import serve as run_daemon
+    from ..server.store import StoreError
+
+    if (tls_cert is None) != (tls_key is None):
+        raise click.UsageError("--tls-cert and --tls-key go together")
+    try:
+        options = ServeOptions(
+            data=data_dir,
+            http=parse_host_port(http, DEFAULT_HTTP_PORT),
+            bots=parse_host_port(bots, DEFAULT_BOT_PORT),
+            tls_cert=tls_cert,
+            tls_key=tls_key,
+            drain_timeout=drain_timeout,
+            reconnect_grace=reconnect_grace,
+        )
+        trio.run(run_daemon, options, lambda line: click.echo(line, err=True))
+    except (ValueError, StoreError, PermissionError) as exc:
+        raise click.ClickException(str(exc)) from None
+    except OSError as exc:
+        raise click.ClickException(f"cannot serve: {exc.strerror or exc}") from None

@@ -1,0 +1,205 @@
+"""The job API: runs, games and bots as JSON over HTTP (SPEC.md section 16.5).
+
+A Starlette application; the daemon serves it with Hypercorn's trio worker in its own nursery.
+Reads are open to whoever can reach the port (loopback by default); every mutation needs
+``Authorization: Bearer <admin token>`` (401 without one, 403 with a wrong one, compared in
+constant time).  Bodies are read with a bound (413 beyond :data:`MAX_BODY`) and checked field by
+field with the tournament's own settings schema (400 with the message for bad JSON, an unknown
+field or a wrong type).  Standings and crosstables are the tournament's, computed from the run's
+archive: the files are the record, the database their index.
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+import math
+from typing import Any
+
+import msgspec
+import trio
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import JSONResponse, PlainTextResponse, Response
+from starlette.routing import Route
+
+from ..records import GameRecord, read_archive, record_bytes
+from ..records.results_jsonl import result_summary
+from ..stats.standings import Standings
+from ..tournament.config import TournamentConfig, load_settings
+from ..tournament.output import ARCHIVE
+from ..tournament.scoring import count_game, new_standings, standings_block
+from .async_store import AsyncStore
+from .registry import BotRegistry
+from .runs import RunScheduler, run_settings
+from .store import BadRunState, NoSuchGame, NoSuchRun, Run, Store, StoreError
+
+__all__ = ["MAX_BODY", "create_app"]
+
+MAX_BODY = 1024 * 1024
+"""Largest request body accepted (bytes); more is answered 413."""
+
+
+def _error(status: int, message: str) -> JSONResponse:
+    return JSONResponse({"error": message}, status_code=status)
+
+
+async def _body(request: Request) -> Any:
+    """The request's JSON body, read with a bound."""
+    declared = request.headers.get("content-length")
+    if declared is not None and declared.isdigit() and int(declared) > MAX_BODY:
+        raise HTTPException(413, f"body over {MAX_BODY} bytes")
+    chunks = bytearray()
+    async for chunk in request.stream():
+        chunks += chunk
+        if len(chunks) > MAX_BODY:
+            raise HTTPException(413, f"body over {MAX_BODY} bytes")
+    try:
+        return json.loads(chunks)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise HTTPException(400, f"bad JSON: {exc}") from None
+
+
+def _run_json(run: Run) -> dict[str, Any]:
+    return {
+        "id": run.id, "kind": run.kind, "state": run.state, "created": run.created, "started": run.started,
+        "finished": run.finished, "engines": [spec.rsplit("name=", 1)[-1] for spec in run.settings.get("engines", [])],
+    }
+
+
+def _record_json(record: GameRecord) -> dict[str, Any]:
+    return {
+        **result_summary(record),
+        "tags": dict(record.tags),
+        "turns": [msgspec.to_builtins(turn) for turn in record.turns],
+    }
+
+
+def create_app(store: AsyncStore, registry: BotRegistry, scheduler: RunScheduler, admin_token: str) -> Starlette:
+    """The API over the daemon's store, connected bots and run scheduler."""
+    expected = admin_token.encode("utf-8")
+
+    def authorize(request: Request) -> None:
+        header = request.headers.get("authorization")
+        if header is None:
+            raise HTTPException(401, "this needs the admin token (Authorization: Bearer ...)")
+        scheme, _, given = header.partition(" ")
+        if scheme.lower() != "bearer" or not hmac.compare_digest(given.strip().encode("utf-8", "replace"), expected):
+            raise HTTPException(403, "wrong admin token")
+
+    async def run_or_404(request: Request) -> Run:
+        try:
+            run_id = int(request.path_params["id"])
+            return await store.read(Store.run, run_id)
+        except (ValueError, NoSuchRun):
+            raise HTTPException(404, f"no run {request.path_params['id']}") from None
+
+    async def submit(request: Request) -> Response:
+        authorize(request)
+        body = await _body(request)
+        if not isinstance(body, dict):
+            return _error(400, "the body must be a JSON object (the tournament settings, bots by name)")
+        try:
+            settings, kind = await store.read(run_settings, body)
+        except (ValueError, StoreError) as exc:
+            return _error(400, str(exc))
+        run = await store.write(Store.create_run, kind, settings.to_json()["settings"])
+        scheduler.submitted()
+        return JSONResponse({"id": run.id}, status_code=201)
+
+    async def list_runs(request: Request) -> Response:
+        runs = await store.read(Store.runs)
+        return JSONResponse([_run_json(run) for run in runs])
+
+    def standings_of(run_id: int) -> dict[str, Any]:
+        directory = scheduler.run_directory(run_id)
+        archive = directory / ARCHIVE
+        if not archive.exists():
+            return {"games": 0, "total": None, "standings": "", "crosstable": ""}
+        config = TournamentConfig.from_settings(load_settings(directory))
+        standings = new_standings(config)
+        records, _ = read_archive(archive)
+        seen: set[int] = set()
+        for record in records:
+            if record.game_number is not None and record.game_number not in seen:
+                seen.add(record.game_number)
+                count_game(standings, record, record.game_number)
+        crosstable = standings.crosstable() if isinstance(standings, Standings) else ""
+        return {
+            "games": len(seen),
+            "total": len(config.schedule),
+            "standings": standings_block(config, standings),
+            "crosstable": crosstable,
+        }
+
+    async def get_run(request: Request) -> Response:
+        run = await run_or_404(request)
+        detail = await trio.to_thread.run_sync(standings_of, run.id)
+        games = await store.read(Store.games, run.id)
+        return JSONResponse({**_run_json(run), **detail, "game_ids": [game.id for game in games]})
+
+    async def cancel(request: Request) -> Response:
+        authorize(request)
+        run = await run_or_404(request)
+        try:
+            await scheduler.cancel(run.id)
+        except BadRunState as exc:
+            return _error(409, str(exc))
+        return JSONResponse(_run_json(await store.read(Store.run, run.id)))
+
+    async def game_record(request: Request) -> GameRecord:
+        text = request.path_params["id"]
+        try:
+            game = await store.read(Store.game, int(text))
+        except (ValueError, NoSuchGame):
+            raise HTTPException(404, f"no game {text}") from None
+        archive = scheduler.run_directory(game.run_id) / ARCHIVE
+        records, _ = await trio.to_thread.run_sync(read_archive, archive)
+        for record in records:
+            if record.game_number == game.number:
+                return record
+        raise HTTPException(500, f"game {game.id} is indexed but not in its run's archive")
+
+    async def get_game(request: Request) -> Response:
+        return JSONResponse({"id": int(request.path_params["id"]), **_record_json(await game_record(request))})
+
+    async def get_game_sgn(request: Request) -> Response:
+        record = await game_record(request)
+        return PlainTextResponse(record_bytes(record, "sgn").decode("utf-8"), media_type="application/x-sgn")
+
+    async def bots(request: Request) -> Response:
+        registered = await store.read(Store.bots)
+        ratings = await store.read(Store.ratings)
+        out: list[dict[str, Any]] = []
+        for bot in registered:
+            connected = registry.get(bot.name)
+            rating = ratings.get(bot.name)
+            out.append({
+                "name": bot.name,
+                "kind": bot.kind,
+                "active": bot.active,
+                "connected": connected is not None if bot.kind == "remote" else None,
+                "rtt_ms": round(connected.rtt * 1000, 3) if connected is not None else None,
+                "mu": rating.mu if rating else None,
+                "sigma": rating.sigma if rating else None,
+                "conservative": rating.conservative if rating else None,
+                "games": rating.games if rating else 0,
+            })
+        out.sort(key=lambda row: -(row["conservative"] if row["conservative"] is not None else -math.inf))
+        return JSONResponse(out)
+
+    async def http_error(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, HTTPException)
+        return _error(exc.status_code, exc.detail)
+
+    routes = [
+        Route("/api/runs", submit, methods=["POST"]),
+        Route("/api/runs", list_runs, methods=["GET"]),
+        Route("/api/runs/{id}", get_run, methods=["GET"]),
+        Route("/api/runs/{id}/cancel", cancel, methods=["POST"]),
+        Route("/api/games/{id}.sgn", get_game_sgn, methods=["GET"]),
+        Route("/api/games/{id}", get_game, methods=["GET"]),
+        Route("/api/bots", bots, methods=["GET"]),
+    ]
+    return Starlette(routes=routes, exception_handlers={HTTPException: http_error})

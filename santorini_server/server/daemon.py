@@ -1,0 +1,145 @@
+"""``santorini serve``: the store, the bot port, the job API and the run scheduler in one nursery
+(SPEC.md section 16.4).
+
+Theory of operation.  One trio process; its nursery holds
+
+* the HTTP side: the job API (:mod:`.api`, a Starlette app) served by Hypercorn's trio worker,
+  whose ``shutdown_trigger`` is the drain event;
+* the bot port: :func:`~.gateway.serve_bots`, logins checked by the store's authenticator, the
+  logged-in bots in a :class:`~.registry.BotRegistry`;
+* the :class:`~.runs.RunScheduler`, which plays the queued runs (and resumes the interrupted ones);
+* the store, :class:`~.async_store.AsyncStore` (one writer thread, read-only readers).
+
+SIGTERM or SIGINT sets one ``trio.Event``, the drain: the HTTP server stops, the scheduler hands
+out no new game, running games get ``drain_timeout`` seconds and are then cancelled (the next
+start resumes the run and plays them again); then the bot port closes and the process exits 0.
+"""
+
+from __future__ import annotations
+
+import signal
+import ssl
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+
+import structlog
+import trio
+
+from .async_store import AsyncStore
+from .auth import StoreAuthenticator
+from .gateway import DEFAULT_BOT_PORT, Gateway, serve_bots
+from .registry import BotRegistry
+from .remote_engine import RECONNECT_GRACE
+from .runs import RunScheduler
+from .store import DEFAULT_DATA_DIR
+from .tokens import ADMIN_TOKEN_FILE, ensure_admin_token
+
+__all__ = ["ServeOptions", "serve", "DEFAULT_HTTP_PORT", "parse_host_port"]
+
+_log = structlog.get_logger("santorini.serve")
+
+DEFAULT_HTTP_PORT = 8080
+
+
+def parse_host_port(text: str, default_port: int) -> tuple[str, int]:
+    """``HOST:PORT``, ``HOST`` or ``:PORT`` (host 127.0.0.1); IPv6 as ``[::1]:PORT``.
+
+    Raises:
+        ValueError: a port that is not a number in 0..65535.
+    """
+    host, sep, port = text.rpartition(":")
+    if not sep or "]" in port or (host.count(":") > 0 and not host.startswith("[")):
+        host, port = text, str(default_port)
+    host = host.strip("[]") or "127.0.0.1"
+    if not port.isdigit() or not 0 <= int(port) <= 65535:
+        raise ValueError(f"bad address {text!r}: the port must be a number from 0 to 65535")
+    return host, int(port)
+
+
+@dataclass(frozen=True)
+class ServeOptions:
+    data: Path = DEFAULT_DATA_DIR
+    http: tuple[str, int] = ("127.0.0.1", DEFAULT_HTTP_PORT)
+    bots: tuple[str, int] = ("127.0.0.1", DEFAULT_BOT_PORT)
+    tls_cert: Path | None = None
+    tls_key: Path | None = None
+    drain_timeout: float = 60.0
+    reconnect_grace: float = RECONNECT_GRACE
+
+
+def _tls_context(options: ServeOptions) -> ssl.SSLContext | None:
+    if options.tls_cert is None:
+        return None
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    context.load_cert_chain(str(options.tls_cert), str(options.tls_key) if options.tls_key else None)
+    return context
+
+
+async def serve(options: ServeOptions, say: Callable[[str], None] = print) -> None:
+    """Run the daemon until SIGTERM/SIGINT, then drain and return."""
+    from hypercorn.config import Config
+    from hypercorn.trio import serve as hypercorn_serve
+
+    from .api import create_app
+
+    begun = time.monotonic()
+    store = await AsyncStore.open(options.data)
+    admin_token = await trio.to_thread.run_sync(ensure_admin_token, options.data)
+    drain = trio.Event()
+    registry = BotRegistry()
+    authenticator = StoreAuthenticator(store)
+    gateway = Gateway(authenticator, registry)
+    scheduler = RunScheduler(store, registry, drain=drain, drain_timeout=options.drain_timeout, grace=options.reconnect_grace)
+    tls = _tls_context(options)
+    config = Config()
+    config.bind = [f"[{options.http[0]}]:{options.http[1]}" if ":" in options.http[0] else f"{options.http[0]}:{options.http[1]}"]
+    config.accesslog = None
+    config.errorlog = None
+    config.graceful_timeout = 1.0
+    if tls is not None:
+        config.certfile, config.keyfile = str(options.tls_cert), str(options.tls_key) if options.tls_key else None
+    app = create_app(store, registry, scheduler, admin_token)
+    try:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(_signals, drain)
+            listeners = await nursery.start(partial(serve_bots, gateway, options.bots[1], host=options.bots[0], ssl_context=tls))
+            bot_port = listeners[0].socket.getsockname()[1]
+            bound = await nursery.start(_http, hypercorn_serve, app, config, drain)
+            await nursery.start(scheduler.serve)
+            scheme = "https" if tls is not None else "http"
+            say(
+                f"santorini serve: API {scheme}://{bound[0]}, bots {'tls' if tls else 'tcp'}://{options.bots[0]}:{bot_port}, "
+                f"data {options.data}, admin token in {options.data / ADMIN_TOKEN_FILE} "
+                f"(ready in {time.monotonic() - begun:.3f} s)"
+            )
+            _log.info("serving", http=bound, bots=bot_port, data=str(options.data))
+            await drain.wait()
+            _log.info("draining", timeout=options.drain_timeout)
+            # the scheduler ends its run (games finish or are cancelled at the timeout); then the rest
+            await scheduler.stopped.wait()
+            nursery.cancel_scope.cancel()
+    finally:
+        authenticator.close()
+        store.close()
+    say("santorini serve: stopped")
+
+
+async def _http(
+    hypercorn_serve: Callable[..., Awaitable[None]],
+    app: object,
+    config: object,
+    drain: trio.Event,
+    *,
+    task_status: trio.TaskStatus[list[str]] = trio.TASK_STATUS_IGNORED,
+) -> None:
+    await hypercorn_serve(app, config, shutdown_trigger=drain.wait, task_status=task_status)
+
+
+async def _signals(drain: trio.Event) -> None:
+    with trio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as received:
+        async for signum in received:
+            _log.info("signal", signal=signal.Signals(signum).name)
+            drain.set()

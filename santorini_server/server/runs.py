@@ -1,0 +1,293 @@
+"""The server's runs: submitted matches and tournaments, played one after another (SPEC.md section 16.5).
+
+Theory of operation.  A run is a tournament's settings (the TOML keys, SPEC.md section 10.2)
+whose ``engines`` are registered bot names.  :func:`run_settings` turns them into ordinary
+settings: a local bot becomes its engine spec named after the bot, a remote bot a spec whose
+program is :data:`REMOTE_CMD`, which the run's backend never starts: it leases the connected bot
+from the :class:`~.registry.BotRegistry` for the game instead (``LocalBackend``'s ``lease``).
+
+:class:`RunScheduler` plays runs one at a time, in id order, each with the tournament runner
+into ``DIR/runs/<id>/`` (the tournament's archive, SGN and JSON Lines files, its
+``tournament.json``), so a run interrupted by a drain, a crash or ``kill -9`` is resumed at the
+next start by the tournament's own resume: no finished game lost or played twice.  Every game is
+indexed in the store (and its players rated) right after its archive frame is fsync'd
+(:class:`IndexedFiles`); a game whose index was lost with the process is indexed from the archive
+before the run resumes (:meth:`RunScheduler.reconcile`).
+
+Drain: when ``drain`` is set, the feeder hands out no new game; the games in progress get
+``drain_timeout`` seconds, then are cancelled (not recorded: the resume plays them again).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import structlog
+import trio
+
+from ..records import GameRecord, read_archive
+from ..referee import Engine, EngineFailure
+from ..referee.engine_spec import EngineSpec
+from ..stats.placings import NSeatGame
+from ..stats.weng_lin import weng_lin_update
+from ..tournament.config import Settings, TournamentConfig, load_settings, save_settings
+from ..tournament.output import TournamentFiles
+from ..tournament.runner import LocalBackend, LostGame, run_tournament
+from ..tournament.schedule import ScheduledGame
+from .async_store import AsyncStore
+from .registry import BotRegistry
+from .remote_engine import RECONNECT_GRACE, RemoteEngine
+from .store import DuplicateGame, NewGame, RunKind, Store
+
+__all__ = ["REMOTE_CMD", "RUNS_DIR", "run_settings", "index_game", "IndexedFiles", "RunScheduler"]
+
+_log = structlog.get_logger("santorini.runs")
+
+REMOTE_CMD = "santorini-remote-bot"
+"""The program of a remote bot's spec: a marker the run's backend leases from the registry, never runs."""
+RUNS_DIR = "runs"
+
+
+def run_settings(store: Store, request: dict[str, Any]) -> tuple[Settings, RunKind]:
+    """The tournament settings of a submitted run, and its kind (``match`` for two bots).
+
+    Raises:
+        ValueError: an unknown or wrong-typed setting, an unknown or revoked bot, a bot twice,
+            settings the tournament refuses (one line each).
+    """
+    try:
+        settings = msgspec.convert(request, Settings)
+    except msgspec.ValidationError as exc:
+        raise ValueError(str(exc)) from None
+    specs: list[str] = []
+    names = [name.lower() for name in settings.engines]
+    for name in settings.engines:
+        if names.count(name.lower()) > 1:
+            raise ValueError(f"bot {name} is listed twice")
+        bot = store.bot(name)  # NoSuchBot: a StoreError, one line
+        if not bot.active:
+            raise ValueError(f"bot {bot.name} is revoked")
+        if bot.kind == "local":
+            specs.append(f"{bot.spec} name={bot.name}")
+        else:
+            specs.append(f"cmd={REMOTE_CMD} name={bot.name}")
+    settings = msgspec.structs.replace(settings, engines=specs)
+    TournamentConfig.from_settings(settings)  # every check a tournament makes, now: a 400, not a failed run
+    return settings, "match" if len(specs) == 2 else "tournament"
+
+
+def index_game(store: Store, run_id: int, record: GameRecord) -> None:
+    """Index one finished game of a run and rate its players (one transaction); a game indexed
+    already is left alone."""
+    number = record.game_number
+    assert number is not None
+    placings = record.placings
+    ratings: dict[str, tuple[float, float]] = {}
+    if placings is not None:
+        current = store.ratings()
+        beliefs = {name: (r.mu, r.sigma) for name, r in current.items()}
+        ratings = weng_lin_update(beliefs, NSeatGame(number, record.players, placings))
+    game = NewGame(
+        run_id=run_id,
+        number=number,
+        bots=record.players,
+        places=placings if placings is not None else (1,) * record.nseats,
+        gods="/".join(record.gods),
+        result=record.result,
+        termination=record.termination,
+        turns=len(record.turns),
+    )
+    try:
+        store.record_game(game, ratings)
+    except DuplicateGame:
+        pass
+
+
+class IndexedFiles(TournamentFiles):
+    """A run's files: each game appended (fsync'd) to the archive, then indexed in the store."""
+
+    def __init__(self, directory: Path, store: AsyncStore, run_id: int) -> None:
+        super().__init__(directory)
+        self.store = store
+        self.run_id = run_id
+
+    async def append(self, record: GameRecord) -> None:
+        await super().append(record)
+        await self.store.write(index_game, self.run_id, record)
+
+
+class _DrainingBackend:
+    """The local backend, fed by a feeder that stops handing out games when ``drain`` is set."""
+
+    def __init__(self, backend: LocalBackend, drain: trio.Event) -> None:
+        self.backend = backend
+        self.drain = drain
+
+    async def play(
+        self,
+        games: list[ScheduledGame],
+        results: trio.MemorySendChannel[GameRecord | LostGame],
+        started: Callable[[ScheduledGame], None],
+    ) -> None:
+        send, receive = trio.open_memory_channel[ScheduledGame](0)
+
+        async def feeder() -> None:
+            async with send:
+                for game in games:
+                    if self.drain.is_set():
+                        return
+                    await send.send(game)
+
+        async def feed_until_drained() -> None:
+            async with trio.open_nursery() as inner:
+                inner.start_soon(_cancel_on, self.drain, inner.cancel_scope)
+                await feeder()
+                inner.cancel_scope.cancel()
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(feed_until_drained)
+            await self.backend.serve(receive, results, started, max(1, min(self.backend.config.concurrency, len(games))))
+
+
+class RunScheduler:
+    """Plays the server's runs, one at a time (see the module docstring)."""
+
+    def __init__(
+        self,
+        store: AsyncStore,
+        registry: BotRegistry,
+        *,
+        drain: trio.Event,
+        drain_timeout: float = 60.0,
+        grace: float = RECONNECT_GRACE,
+    ) -> None:
+        self.store = store
+        self.registry = registry
+        self.drain = drain
+        self.drain_timeout = drain_timeout
+        self.grace = grace
+        self.directory = store.data_dir / RUNS_DIR
+        self._wake = trio.Event()
+        self._current: tuple[int, trio.CancelScope] | None = None
+        self.stopped = trio.Event()
+        """Set when :meth:`serve` has returned (drained)."""
+
+    def run_directory(self, run_id: int) -> Path:
+        return self.directory / str(run_id)
+
+    def submitted(self) -> None:
+        """A run was queued: look for it."""
+        self._wake.set()
+
+    async def cancel(self, run_id: int) -> None:
+        """Cancel a queued or running run (a running one stops at once; its finished games stay)."""
+        await self.store.write(Store.set_run_state, run_id, "cancelled")
+        if self._current is not None and self._current[0] == run_id:
+            self._current[1].cancel()
+
+    async def serve(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
+        """Play runs until drained: interrupted runs first (resumed), then queued ones, in order."""
+        task_status.started()
+        try:
+            await self._serve()
+        finally:
+            self.stopped.set()
+
+    async def _serve(self) -> None:
+        while not self.drain.is_set():
+            self._wake = trio.Event()
+            running = await self.store.read(Store.runs, "running")
+            queued = await self.store.read(Store.runs, "queued")
+            todo = sorted(running, key=lambda r: r.id) + sorted(queued, key=lambda r: r.id)
+            if not todo:
+                async with trio.open_nursery() as nursery:
+                    nursery.start_soon(_cancel_on, self.drain, nursery.cancel_scope)
+                    await self._wake.wait()
+                    nursery.cancel_scope.cancel()
+                continue
+            try:
+                await self.play(todo[0].id)
+            except (ValueError, OSError) as exc:  # settings or files that cannot be played: not a crash loop
+                _log.error("run failed", run=todo[0].id, error=str(exc))
+                await self.store.write(Store.set_run_state, todo[0].id, "cancelled")
+
+    async def play(self, run_id: int) -> None:
+        """Play (or resume) one run to its end, a cancel, or a drain."""
+        run = await self.store.read(Store.run, run_id)
+        directory = self.run_directory(run_id)
+        directory.mkdir(parents=True, exist_ok=True)
+        if run.state == "queued":
+            settings = msgspec.convert(run.settings, Settings)
+            await trio.to_thread.run_sync(save_settings, directory, settings)
+            await self.store.write(Store.set_run_state, run_id, "running")
+        settings = await trio.to_thread.run_sync(load_settings, directory)
+        config = TournamentConfig.from_settings(settings)
+        await self.reconcile(run_id)
+        files = IndexedFiles(directory, self.store, run_id)
+        backend = _DrainingBackend(LocalBackend(config, lease=self._lease), self.drain)
+        log = _log.bind(run=run_id)
+        complete = False
+        with trio.CancelScope() as scope:
+            self._current = (run_id, scope)
+            try:
+                async with trio.open_nursery() as nursery:
+
+                    async def deadline() -> None:
+                        await self.drain.wait()
+                        log.info("draining run", timeout=self.drain_timeout)
+                        await trio.sleep(self.drain_timeout)
+                        scope.cancel()
+
+                    nursery.start_soon(deadline)
+                    result = await run_tournament(
+                        config, files, backend=backend, emit=lambda line: log.info(line), signals=False
+                    )
+                    complete = result.complete
+                    nursery.cancel_scope.cancel()
+            finally:
+                self._current = None
+                files.close()
+        if complete and not self.drain.is_set():
+            await self.store.write(Store.set_run_state, run_id, "finished")
+            log.info("run finished")
+        elif scope.cancelled_caught and not self.drain.is_set():
+            log.info("run cancelled")
+
+    async def reconcile(self, run_id: int) -> int:
+        """Index every game of the run's archive that the store misses (the process died between
+        the archive's fsync and the index's commit); return how many."""
+        archive = self.run_directory(run_id) / "games.msgpack"
+        if not archive.exists():
+            return 0
+        records, _ = await trio.to_thread.run_sync(read_archive, archive)
+        indexed = {game.number for game in await self.store.read(Store.games, run_id)}
+        missing = [r for r in records if r.game_number is not None and r.game_number not in indexed]
+        for record in sorted(missing, key=lambda r: r.game_number or 0):
+            await self.store.write(index_game, run_id, record)
+        return len(missing)
+
+    def _lease(self, spec: EngineSpec) -> AbstractAsyncContextManager[Engine] | None:
+        if not spec.argv or spec.argv[0] != REMOTE_CMD:
+            return None
+        return self._remote(spec.name)
+
+    @asynccontextmanager
+    async def _remote(self, name: str) -> AsyncIterator[Engine]:
+        """The remote bot ``name`` for one game: waited for up to the reconnect grace, given back after."""
+        bot = await self.registry.wait_for(name, self.grace)
+        if bot is None:
+            raise EngineFailure("crash", "disconnected")
+        engine = RemoteEngine(bot, self.registry, grace=self.grace)
+        try:
+            yield engine
+        finally:
+            engine.release()
+
+
+async def _cancel_on(event: trio.Event, scope: trio.CancelScope) -> None:
+    await event.wait()
+    scope.cancel()
