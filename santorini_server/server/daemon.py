@@ -78,8 +78,8 @@ def _tls_context(options: ServeOptions) -> ssl.SSLContext | None:
     return context
 
 
-async def serve(options: ServeOptions, say: Callable[[str], None] = print) -> None:
-    """Run the daemon until SIGTERM/SIGINT, then drain and return."""
+async def serve(options: ServeOptions, say: Callable[[str], None] = print, drain: trio.Event | None = None) -> None:
+    """Run the daemon until SIGTERM/SIGINT (or ``drain`` is set), then drain and return."""
     from hypercorn.config import Config
     from hypercorn.trio import serve as hypercorn_serve
 
@@ -88,7 +88,7 @@ async def serve(options: ServeOptions, say: Callable[[str], None] = print) -> No
     begun = time.monotonic()
     store = await AsyncStore.open(options.data)
     admin_token = await trio.to_thread.run_sync(ensure_admin_token, options.data)
-    drain = trio.Event()
+    drain = drain or trio.Event()
     registry = BotRegistry()
     authenticator = StoreAuthenticator(store)
     gateway = Gateway(authenticator, registry)
@@ -109,9 +109,8 @@ async def serve(options: ServeOptions, say: Callable[[str], None] = print) -> No
             bot_port = listeners[0].socket.getsockname()[1]
             bound = await nursery.start(_http, hypercorn_serve, app, config, drain)
             await nursery.start(scheduler.serve)
-            scheme = "https" if tls is not None else "http"
             say(
-                f"santorini serve: API {scheme}://{bound[0]}, bots {'tls' if tls else 'tcp'}://{options.bots[0]}:{bot_port}, "
+                f"santorini serve: API {bound[0]}, bots {'tls' if tls else 'tcp'}://{options.bots[0]}:{bot_port}, "
                 f"data {options.data}, admin token in {options.data / ADMIN_TOKEN_FILE} "
                 f"(ready in {time.monotonic() - begun:.3f} s)"
             )

@@ -1,0 +1,235 @@
+"""``santorini serve`` as a real process: start, submit, play (local and remote bots), drain, kill -9 and resume.
+
+Every test starts the daemon as a subprocess on ports the OS picks (``--http 127.0.0.1:0``),
+reads the addresses from its ready line, talks to it over real sockets (httpx, the CLI client,
+``santorini connect``), and checks the store against the run's archive at the end.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import sqlite3
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from santorini_server.records import read_archive
+
+CLI = [sys.executable, "-m", "santorini_server.cli"]
+READY = re.compile(r"API (http://\S+), bots tcp://(\S+):(\d+), .*\(ready in ([0-9.]+) s\)")
+
+
+def santorini(*args: str, data: Path | None = None, check: bool = True, **kwargs: object) -> subprocess.CompletedProcess[str]:
+    extra = ["--data", str(data)] if data is not None else []
+    return subprocess.run([*CLI, *args, *extra], capture_output=True, text=True, check=check, timeout=60, **kwargs)  # type: ignore[call-overload]
+
+
+class Daemon:
+    """A ``santorini serve`` subprocess and what its ready line says."""
+
+    def __init__(self, data: Path, *extra: str) -> None:
+        started = time.monotonic()
+        self.process = subprocess.Popen(
+            [*CLI, "serve", "--data", str(data), "--http", "127.0.0.1:0", "--bots", "127.0.0.1:0", *extra],
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+        )
+        self.lines: list[str] = []
+        ready = threading.Event()
+        self.match: re.Match[str] | None = None
+
+        def read() -> None:
+            assert self.process.stderr is not None
+            for line in self.process.stderr:
+                self.lines.append(line)
+                found = READY.search(line)
+                if found:
+                    self.match = found
+                    ready.set()
+            ready.set()
+
+        threading.Thread(target=read, daemon=True).start()
+        assert ready.wait(30), "no ready line"
+        assert self.match is not None, "".join(self.lines)
+        self.wall = time.monotonic() - started
+        self.url = self.match.group(1)
+        self.bot_port = int(self.match.group(3))
+        self.ready_in = float(self.match.group(4))
+        self.http = httpx.Client(base_url=self.url, timeout=30)
+
+    def children(self) -> list[int]:
+        """Pids of the daemon's child processes (its local engines)."""
+        out = []
+        for entry in os.listdir("/proc"):
+            if entry.isdigit():
+                try:
+                    stat = Path(f"/proc/{entry}/stat").read_text()
+                except OSError:
+                    continue
+                if int(stat.rpartition(")")[2].split()[1]) == self.process.pid:
+                    out.append(int(entry))
+        return out
+
+    def stop(self) -> int:
+        self.process.send_signal(signal.SIGTERM)
+        return self.process.wait(30)
+
+
+@pytest.fixture
+def data(tmp_path: Path) -> Path:
+    directory = tmp_path / "data"
+    santorini("bot", "add", "a", "--local", "random", data=directory)
+    santorini("bot", "add", "b", "--local", "greedy", data=directory)
+    return directory
+
+
+@pytest.fixture
+def daemons() -> Iterator[list[Daemon]]:
+    started: list[Daemon] = []
+    yield started
+    for daemon in started:
+        if daemon.process.poll() is None:
+            daemon.process.kill()
+            daemon.process.wait()
+
+
+def wait_state(daemon: Daemon, run_id: int, states: set[str], timeout: float = 60) -> dict:
+    deadline = time.monotonic() + timeout
+    while True:
+        run = daemon.http.get(f"/api/runs/{run_id}").json()
+        if run["state"] in states:
+            return run
+        assert time.monotonic() < deadline, run
+        time.sleep(0.1)
+
+
+def alive(pid: int) -> bool:
+    """Whether the process runs (a zombie waiting for its reaper does not)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def indexed(data: Path, run_id: int) -> list[int]:
+    with sqlite3.connect(data / "santorini.db") as conn:
+        return [n for (n,) in conn.execute("SELECT number FROM games WHERE run_id = ? ORDER BY number", (run_id,))]
+
+
+def archived(data: Path, run_id: int) -> list[int]:
+    records, damage = read_archive(data / "runs" / str(run_id) / "games.msgpack")
+    assert not damage
+    return sorted(r.game_number for r in records if r.game_number is not None)
+
+
+def test_serve_plays_a_submitted_match_with_a_remote_bot_then_drains(data: Path, tmp_path: Path, daemons: list[Daemon]) -> None:
+    token = santorini("bot", "add", "c", "--remote", data=data).stdout.strip()
+    token_file = tmp_path / "c.token"
+    token_file.write_text(token + "\n")
+    daemon = Daemon(data)
+    daemons.append(daemon)
+    print(f"serve: ready in {daemon.ready_in:.3f} s by its own clock, {daemon.wall:.3f} s from exec")
+    assert (data / "admin.token").stat().st_mode & 0o777 == 0o600
+    admin = (data / "admin.token").read_text().strip()
+    assert all(admin not in line and token not in line for line in daemon.lines)
+    bridge = subprocess.Popen(
+        [*CLI, "connect", f"tcp://127.0.0.1:{daemon.bot_port}", "--bot", "c", "--token-file", str(token_file), "random"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while not any(bot["name"] == "c" and bot["connected"] for bot in daemon.http.get("/api/bots").json()):
+            assert time.monotonic() < deadline and bridge.poll() is None
+            time.sleep(0.1)
+        config = tmp_path / "match.toml"
+        config.write_text('engines = ["a", "c"]\nrounds = 2\ntc = "5+0.05"\nconcurrency = 1\n')
+        submitted = santorini("submit", str(config), "--server", daemon.url, "--token-file", str(data / "admin.token"))
+        assert submitted.stdout.strip() == "submitted run 1"
+        run = wait_state(daemon, 1, {"finished", "cancelled"})
+        assert run["state"] == "finished" and run["games"] == run["total"] == 4
+        assert "Results of a vs c" in run["standings"]
+        listed = santorini("runs", "--server", daemon.url).stdout
+        assert re.search(r"1\s+match\s+finished\s+a c", listed)
+        bots = {bot["name"]: bot for bot in daemon.http.get("/api/bots").json()}
+        assert bots["c"]["connected"] and bots["c"]["rtt_ms"] is not None
+        assert bots["a"]["games"] == bots["c"]["games"] == 4 and bots["b"]["games"] == 0
+        game = daemon.http.get(f"/api/games/{run['game_ids'][0]}").json()
+        assert {game["player1"], game["player2"]} == {"a", "c"} and game["turns"]
+        sgn = daemon.http.get(f"/api/games/{run['game_ids'][0]}.sgn").text
+        assert sgn.startswith("[Event ") and "[Player1 " in sgn
+        assert daemon.http.get("/api/runs").json()[0]["state"] == "finished"
+        assert admin not in daemon.http.get("/api/runs/1").text
+    finally:
+        bridge.send_signal(signal.SIGINT)
+        bridge.wait(30)
+    assert daemon.stop() == 0
+    assert indexed(data, 1) == archived(data, 1) == [1, 2, 3, 4]
+    assert not daemon.children()
+    assert all(token not in line and admin not in line for line in daemon.lines)
+
+
+def test_kill_9_mid_run_then_restart_loses_and_duplicates_nothing(data: Path, tmp_path: Path, daemons: list[Daemon]) -> None:
+    daemon = Daemon(data)
+    daemons.append(daemon)
+    config = tmp_path / "t.toml"
+    config.write_text('engines = ["a", "b"]\nrounds = 6\ntc = "5+0.05"\nconcurrency = 2\n')
+    env = {**os.environ, "SANTORINI_ADMIN_TOKEN": (data / "admin.token").read_text().strip()}
+    assert santorini("submit", str(config), "--server", daemon.url, env=env).stdout.strip() == "submitted run 1"
+    deadline = time.monotonic() + 60
+    while len(indexed(data, 1)) < 3:
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    engines = daemon.children()
+    assert engines, "the run's engines are the daemon's children"
+    daemon.process.kill()
+    daemon.process.wait()
+    time.sleep(0.5)
+    assert not [pid for pid in engines if alive(pid)], "an engine outlived the daemon killed with SIGKILL"
+    before = archived(data, 1)
+    assert 3 <= len(before) < 12
+    restarted = Daemon(data)
+    daemons.append(restarted)
+    run = wait_state(restarted, 1, {"finished", "cancelled"}, timeout=120)
+    assert run["state"] == "finished" and run["games"] == 12
+    assert restarted.stop() == 0
+    assert indexed(data, 1) == archived(data, 1) == list(range(1, 13))
+    records, _ = read_archive(data / "runs" / "1" / "games.msgpack")
+    assert len(records) == 12  # no game appended twice
+    with sqlite3.connect(data / "santorini.db") as conn:
+        assert conn.execute("SELECT COUNT(*) FROM rating_history").fetchone()[0] == 24
+
+
+def test_cancel_and_one_line_client_errors(data: Path, tmp_path: Path, daemons: list[Daemon]) -> None:
+    daemon = Daemon(data)
+    daemons.append(daemon)
+    token_file = str(data / "admin.token")
+    config = tmp_path / "long.toml"
+    config.write_text('engines = ["a", "b"]\nrounds = 200\ntc = "5+0.05"\nconcurrency = 1\n')
+    santorini("submit", str(config), "--server", daemon.url, "--token-file", token_file)
+    santorini("submit", str(config), "--server", daemon.url, "--token-file", token_file)
+    wait_state(daemon, 1, {"running"})
+    assert santorini("cancel", "2", "--server", daemon.url, "--token-file", token_file).stdout.strip() == "run 2: cancelled"
+    assert santorini("cancel", "1", "--server", daemon.url, "--token-file", token_file).stdout.strip() == "run 1: cancelled"
+    run = wait_state(daemon, 1, {"cancelled"})
+    assert run["games"] < 400
+    again = santorini("cancel", "1", "--server", daemon.url, "--token-file", token_file, check=False)
+    assert again.returncode == 1 and again.stderr.count("\n") == 1 and "409" in again.stderr
+    unknown = santorini("cancel", "99", "--server", daemon.url, "--token-file", token_file, check=False)
+    assert unknown.returncode == 1 and "404: no run 99" in unknown.stderr
+    no_token = santorini("cancel", "1", "--server", daemon.url, check=False, env={**os.environ, "SANTORINI_ADMIN_TOKEN": ""})
+    assert no_token.returncode == 1 and "admin token" in no_token.stderr
+    bad = tmp_path / "bad.toml"
+    bad.write_text('engines = ["a", "nobody"]\n')
+    refused = santorini("submit", str(bad), "--server", daemon.url, "--token-file", token_file, check=False)
+    assert refused.returncode == 1 and "400" in refused.stderr and "nobody" in refused.stderr
+    assert daemon.stop() == 0
+    assert indexed(data, 1) == archived(data, 1)
+    down = santorini("runs", "--server", daemon.url, check=False)
+    assert down.returncode == 1 and "cannot reach" in down.stderr and down.stderr.count("\n") == 1
