@@ -210,26 +210,28 @@ def test_cancel_and_one_line_client_errors(data: Path, tmp_path: Path, daemons: 
     daemon = Daemon(data)
     daemons.append(daemon)
     token_file = str(data / "admin.token")
-    config = tmp_path / "long.toml"
-    config.write_text('engines = ["a", "b"]\nrounds = 200\ntc = "5+0.05"\nconcurrency = 1\n')
-    santorini("submit", str(config), "--server", daemon.url, "--token-file", token_file)
-    santorini("submit", str(config), "--server", daemon.url, "--token-file", token_file)
+    auth = {"Authorization": f"Bearer {(data / 'admin.token').read_text().strip()}"}
+    settings = {"engines": ["a", "b"], "rounds": 200, "tc": "5+0.05", "concurrency": 1}
+    for expected in (1, 2):
+        assert daemon.http.post("/api/runs", json=settings, headers=auth).json() == {"id": expected}
     wait_state(daemon, 1, {"running"})
-    assert santorini("cancel", "2", "--server", daemon.url, "--token-file", token_file).stdout.strip() == "run 2: cancelled"
+    assert daemon.http.post("/api/runs/2/cancel", headers=auth).json()["state"] == "cancelled"
     assert santorini("cancel", "1", "--server", daemon.url, "--token-file", token_file).stdout.strip() == "run 1: cancelled"
     run = wait_state(daemon, 1, {"cancelled"})
     assert run["games"] < 400
-    again = santorini("cancel", "1", "--server", daemon.url, "--token-file", token_file, check=False)
-    assert again.returncode == 1 and again.stderr.count("\n") == 1 and "409" in again.stderr
+    assert daemon.http.post("/api/runs/1/cancel", headers=auth).status_code == 409
     unknown = santorini("cancel", "99", "--server", daemon.url, "--token-file", token_file, check=False)
-    assert unknown.returncode == 1 and "404: no run 99" in unknown.stderr
-    no_token = santorini("cancel", "1", "--server", daemon.url, check=False, env={**os.environ, "SANTORINI_ADMIN_TOKEN": ""})
-    assert no_token.returncode == 1 and "admin token" in no_token.stderr
+    assert unknown.returncode == 1 and unknown.stderr.count("\n") == 1 and "404: no run 99" in unknown.stderr
     bad = tmp_path / "bad.toml"
     bad.write_text('engines = ["a", "nobody"]\n')
-    refused = santorini("submit", str(bad), "--server", daemon.url, "--token-file", token_file, check=False)
+    env = {**os.environ, "SANTORINI_ADMIN_TOKEN": auth["Authorization"].split()[1]}
+    refused = santorini("submit", str(bad), "--server", daemon.url, check=False, env=env)
     assert refused.returncode == 1 and "400" in refused.stderr and "nobody" in refused.stderr
+    began = time.monotonic()
     assert daemon.stop() == 0
+    print(f"stopped in {time.monotonic() - began:.2f} s")
     assert indexed(data, 1) == archived(data, 1)
     down = santorini("runs", "--server", daemon.url, check=False)
     assert down.returncode == 1 and "cannot reach" in down.stderr and down.stderr.count("\n") == 1
+    no_token = santorini("cancel", "1", "--server", daemon.url, check=False, env={**os.environ, "SANTORINI_ADMIN_TOKEN": ""})
+    assert no_token.returncode == 1 and "admin token" in no_token.stderr

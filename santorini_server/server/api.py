@@ -162,7 +162,8 @@ def create_app(store: AsyncStore, registry: BotRegistry, scheduler: RunScheduler
         raise HTTPException(500, f"game {game.id} is indexed but not in its run's archive")
 
     async def get_game(request: Request) -> Response:
-        return JSONResponse({"id": int(request.path_params["id"]), **_record_json(await game_record(request))})
+        record = await game_record(request)
+        return JSONResponse({"id": int(request.path_params["id"]), **_record_json(record)})
 
     async def get_game_sgn(request: Request) -> Response:
         record = await game_record(request)
