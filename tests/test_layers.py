@@ -64,10 +64,14 @@ LAYERS: dict[str, Layer] = {
     "backends": _layer(
         "rules termination records stats adjudicator process referee tournament", "trio structlog dask distributed"
     ),
-    "server": _layer("rules sei termination records stats adjudicator process referee", "trio structlog msgspec"),
+    # the daemon plays runs with the tournament runner and serves the job API (Starlette on Hypercorn)
+    "server": _layer(
+        "rules sei termination records stats adjudicator process referee tournament",
+        "trio structlog msgspec starlette hypercorn",
+    ),
     "cli": _layer(
         "rules sei termination records stats adjudicator process referee check tournament backends render viewer server",
-        "click trio structlog",
+        "click trio structlog httpx",
     ),
 }
 
