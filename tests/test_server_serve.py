@@ -194,6 +194,16 @@ def test_kill_9_mid_run_then_restart_loses_and_duplicates_nothing(data: Path, tm
     assert not [pid for pid in engines if alive(pid)], "an engine outlived the daemon killed with SIGKILL"
     before = archived(data, 1)
     assert 3 <= len(before) < 12
+    drained = Daemon(data, "--drain-timeout", "0.2")  # resumes, then SIGTERM: exit 0, the run still running
+    daemons.append(drained)
+    while len(indexed(data, 1)) == len(before):
+        assert time.monotonic() < deadline + 60
+        time.sleep(0.05)
+    assert drained.stop() == 0
+    assert not drained.children()
+    with sqlite3.connect(data / "santorini.db") as conn:
+        assert conn.execute("SELECT state FROM runs WHERE id = 1").fetchone()[0] == "running"
+    assert indexed(data, 1) == archived(data, 1)
     restarted = Daemon(data)
     daemons.append(restarted)
     run = wait_state(restarted, 1, {"finished", "cancelled"}, timeout=120)

@@ -41,7 +41,7 @@ from ..tournament.schedule import ScheduledGame
 from .async_store import AsyncStore
 from .registry import BotRegistry
 from .remote_engine import RECONNECT_GRACE, RemoteEngine
-from .store import DuplicateGame, NewGame, RunKind, Store
+from .store import BadRunState, DuplicateGame, NewGame, RunKind, Store
 
 __all__ = ["REMOTE_CMD", "RUNS_DIR", "run_settings", "index_game", "IndexedFiles", "RunScheduler"]
 
@@ -251,9 +251,12 @@ class RunScheduler:
             finally:
                 self._current = None
                 files.close()
-        if complete and not self.drain.is_set():
-            await self.store.write(Store.set_run_state, run_id, "finished")
-            log.info("run finished")
+        if complete:
+            try:
+                await self.store.write(Store.set_run_state, run_id, "finished")
+                log.info("run finished")
+            except BadRunState:  # cancelled as its last game ended: cancelled it stays
+                log.info("run cancelled")
         elif scope.cancelled_caught and not self.drain.is_set():
             log.info("run cancelled")
 
