@@ -7,6 +7,7 @@ reads the addresses from its ready line, talks to it over real sockets (httpx, t
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 import signal
@@ -245,3 +246,51 @@ def test_cancel_and_one_line_client_errors(data: Path, tmp_path: Path, daemons: 
     assert down.returncode == 1 and "cannot reach" in down.stderr and down.stderr.count("\n") == 1
     no_token = santorini("cancel", "1", "--server", daemon.url, check=False, env={**os.environ, "SANTORINI_ADMIN_TOKEN": ""})
     assert no_token.returncode == 1 and "admin token" in no_token.stderr
+
+
+def test_pairing_prefers_close_ratings_and_high_uncertainty_and_swaps_seats() -> None:
+    from santorini_server.server.ladder import Candidate, pick_pairs, seat_order
+
+    fresh = [Candidate("a"), Candidate("b"), Candidate("c"), Candidate("d")]
+    assert pick_pairs(fresh, 2) == [("a", "b"), ("c", "d")]  # all alike: by name, each bot once
+    rated = [Candidate("top", 40, 1), Candidate("mid", 30, 1), Candidate("low", 29, 1), Candidate("new", 25, 8)]
+    assert pick_pairs(rated, 1) == [("low", "new")]  # the uncertain newcomer first, against the closest
+    assert pick_pairs(rated, 2) == [("low", "new"), ("mid", "top")]
+    assert pick_pairs(rated[:1], 3) == []
+    assert [seat_order("b", "A", k) for k in range(3)] == [("A", "b"), ("b", "A"), ("A", "b")]
+
+
+def test_ladder_plays_rates_swaps_seats_rotates_gods_and_resumes_numbering(data: Path, daemons: list[Daemon]) -> None:
+    santorini("bot", "add", "c", "--local", "random", data=data)
+    options = ("--ladder", "--tc", "5+0.05", "--gods", "apollo/pan,athena/mortal", "--concurrency", "1", "--drain-timeout", "1")
+    daemon = Daemon(data, *options)
+    daemons.append(daemon)
+    deadline = time.monotonic() + 90
+    while len(indexed(data, 1)) < 4:
+        assert time.monotonic() < deadline
+        time.sleep(0.1)
+    assert daemon.stop() == 0
+    records, _ = read_archive(data / "runs" / "1" / "games.msgpack")
+    assert [r.game_number for r in records] == list(range(1, len(records) + 1))
+    assert all(r.tag("Event") == "santorini ladder" for r in records)
+    assert [r.gods for r in records[:4]] == [("apollo", "pan"), ("athena", "mortal")] * 2
+    meetings: dict[frozenset[str], list[tuple[str, ...]]] = {}
+    for record in records:
+        meetings.setdefault(frozenset(record.players), []).append(record.players)
+    assert {name for record in records for name in record.players} == {"a", "b", "c"}
+    assert any(len(seats) > 1 for seats in meetings.values())
+    for seats in meetings.values():
+        assert all(later == earlier[::-1] for earlier, later in itertools.pairwise(seats))  # seats swap each meeting
+    with sqlite3.connect(data / "santorini.db") as conn:
+        assert conn.execute("SELECT kind, state FROM runs WHERE id = 1").fetchone() == ("ladder", "running")
+        assert conn.execute("SELECT COUNT(*) FROM rating_history").fetchone()[0] == 2 * len(records)
+    assert indexed(data, 1) == archived(data, 1)
+    again = Daemon(data, *options)  # the same ladder run goes on, numbered on
+    daemons.append(again)
+    while len(indexed(data, 1)) <= len(records):
+        assert time.monotonic() < deadline + 60
+        time.sleep(0.1)
+    ladder = again.http.get("/api/runs/1").json()
+    assert ladder["kind"] == "ladder" and ladder["state"] == "running" and ladder["games"] > len(records)
+    assert again.stop() == 0
+    assert indexed(data, 1) == archived(data, 1) == list(range(1, len(indexed(data, 1)) + 1))

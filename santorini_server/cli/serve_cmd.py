@@ -32,9 +32,13 @@ _PEM = click.Path(dir_okay=False, exists=True, path_type=Path)
     "--reconnect-grace", type=click.FloatRange(min=0), default=RECONNECT_GRACE, show_default=True,
     help="Seconds a game waits for a disconnected remote bot (never beyond its clock).",
 )
+@click.option("--ladder", is_flag=True, help="Play games continuously between the available bots, rated as they end.")
+@click.option("--tc", default="10+0.1", show_default=True, help="The ladder's time control.")
+@click.option("--gods", default="mortal/mortal", show_default=True, help="The ladder's god pairings, rotated (a,b,... or all).")
+@click.option("--concurrency", type=click.IntRange(min=1), default=1, show_default=True, help="Ladder games at once.")
 def serve(
     data_dir: Path, http: str, bots: str, tls_cert: Path | None, tls_key: Path | None,
-    drain_timeout: float, reconnect_grace: float,
+    drain_timeout: float, reconnect_grace: float, ladder: bool, tc: str, gods: str, concurrency: int,
 ) -> None:
     """Keep a referee running: the job API, the bot port and the runs, until SIGTERM or Ctrl-C."""
     import trio
@@ -54,6 +58,10 @@ def serve(
             tls_key=tls_key,
             drain_timeout=drain_timeout,
             reconnect_grace=reconnect_grace,
+            ladder=ladder,
+            ladder_tc=tc,
+            ladder_gods=gods,
+            ladder_concurrency=concurrency,
         )
         trio.run(run_daemon, options, lambda line: click.echo(line, err=True))
     except (ValueError, StoreError, PermissionError) as exc:

@@ -27,7 +27,7 @@ from starlette.routing import Route
 from ..records import GameRecord, read_archive, record_bytes
 from ..records.results_jsonl import result_summary
 from ..stats.standings import Standings
-from ..tournament.config import TournamentConfig, load_settings
+from ..tournament.config import STATE_FILE, TournamentConfig, load_settings
 from ..tournament.output import ARCHIVE
 from ..tournament.scoring import count_game, new_standings, standings_block
 from .async_store import AsyncStore
@@ -115,8 +115,9 @@ def create_app(store: AsyncStore, registry: BotRegistry, scheduler: RunScheduler
     def standings_of(run_id: int) -> dict[str, Any]:
         directory = scheduler.run_directory(run_id)
         archive = directory / ARCHIVE
-        if not archive.exists():
-            return {"games": 0, "total": None, "standings": "", "crosstable": ""}
+        if not archive.exists() or not (directory / STATE_FILE).exists():  # a ladder has no schedule
+            played = len(read_archive(archive)[0]) if archive.exists() else 0
+            return {"games": played, "total": None, "standings": "", "crosstable": ""}
         config = TournamentConfig.from_settings(load_settings(directory))
         standings = new_standings(config)
         records, _ = read_archive(archive)

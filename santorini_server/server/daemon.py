@@ -8,6 +8,7 @@ Theory of operation.  One trio process; its nursery holds
 * the bot port: :func:`~.gateway.serve_bots`, logins checked by the store's authenticator, the
   logged-in bots in a :class:`~.registry.BotRegistry`;
 * the :class:`~.runs.RunScheduler`, which plays the queued runs (and resumes the interrupted ones);
+* with ``--ladder``, the :class:`~.ladder.Ladder`, games between the available bots all along;
 * the store, :class:`~.async_store.AsyncStore` (one writer thread, read-only readers).
 
 SIGTERM or SIGINT sets one ``trio.Event``, the drain: the HTTP server stops, the scheduler hands
@@ -31,6 +32,7 @@ import trio
 from .async_store import AsyncStore
 from .auth import StoreAuthenticator
 from .gateway import DEFAULT_BOT_PORT, Gateway, serve_bots
+from .ladder import Ladder
 from .registry import BotRegistry
 from .remote_engine import RECONNECT_GRACE
 from .runs import RunScheduler
@@ -68,6 +70,10 @@ class ServeOptions:
     tls_key: Path | None = None
     drain_timeout: float = 60.0
     reconnect_grace: float = RECONNECT_GRACE
+    ladder: bool = False
+    ladder_tc: str = "10+0.1"
+    ladder_gods: str = "mortal/mortal"
+    ladder_concurrency: int = 1
 
 
 def _tls_context(options: ServeOptions) -> ssl.SSLContext | None:
@@ -93,6 +99,14 @@ async def serve(options: ServeOptions, say: Callable[[str], None] = print, drain
     authenticator = StoreAuthenticator(store)
     gateway = Gateway(authenticator, registry)
     scheduler = RunScheduler(store, registry, drain=drain, drain_timeout=options.drain_timeout, grace=options.reconnect_grace)
+    ladder = (
+        Ladder(
+            store, registry, drain=drain, drain_timeout=options.drain_timeout, grace=options.reconnect_grace,
+            tc=options.ladder_tc, gods=options.ladder_gods, concurrency=options.ladder_concurrency,
+        )
+        if options.ladder
+        else None
+    )
     tls = _tls_context(options)
     config = Config()
     config.bind = [f"[{options.http[0]}]:{options.http[1]}" if ":" in options.http[0] else f"{options.http[0]}:{options.http[1]}"]
@@ -109,6 +123,8 @@ async def serve(options: ServeOptions, say: Callable[[str], None] = print, drain
             bot_port = listeners[0].socket.getsockname()[1]
             bound = await nursery.start(_http, hypercorn_serve, app, config, drain)
             await nursery.start(scheduler.serve)
+            if ladder is not None:
+                await nursery.start(ladder.serve)
             say(
                 f"santorini serve: API {bound[0]}, bots {'tls' if tls else 'tcp'}://{options.bots[0]}:{bot_port}, "
                 f"data {options.data}, admin token in {options.data / ADMIN_TOKEN_FILE} "
@@ -119,6 +135,8 @@ async def serve(options: ServeOptions, say: Callable[[str], None] = print, drain
             _log.info("draining", timeout=options.drain_timeout)
             # the scheduler ends its run (games finish or are cancelled at the timeout); then the rest
             await scheduler.stopped.wait()
+            if ladder is not None:
+                await ladder.stopped.wait()
             nursery.cancel_scope.cancel()
     finally:
         authenticator.close()

@@ -12,7 +12,7 @@ into ``DIR/runs/<id>/`` (the tournament's archive, SGN and JSON Lines files, its
 next start by the tournament's own resume: no finished game lost or played twice.  Every game is
 indexed in the store (and its players rated) right after its archive frame is fsync'd
 (:class:`IndexedFiles`); a game whose index was lost with the process is indexed from the archive
-before the run resumes (:meth:`RunScheduler.reconcile`).
+before the run resumes (:func:`reconcile`).
 
 Drain: when ``drain`` is set, the feeder hands out no new game; the games in progress get
 ``drain_timeout`` seconds, then are cancelled (not recorded: the resume plays them again).
@@ -35,7 +35,7 @@ from ..referee.engine_spec import EngineSpec
 from ..stats.placings import NSeatGame
 from ..stats.weng_lin import weng_lin_update
 from ..tournament.config import Settings, TournamentConfig, load_settings, save_settings
-from ..tournament.output import TournamentFiles
+from ..tournament.output import ARCHIVE, TournamentFiles
 from ..tournament.runner import LocalBackend, LostGame, run_tournament
 from ..tournament.schedule import ScheduledGame
 from .async_store import AsyncStore
@@ -43,7 +43,9 @@ from .registry import BotRegistry
 from .remote_engine import RECONNECT_GRACE, RemoteEngine
 from .store import BadRunState, DuplicateGame, NewGame, RunKind, Store
 
-__all__ = ["REMOTE_CMD", "RUNS_DIR", "run_settings", "index_game", "IndexedFiles", "RunScheduler"]
+__all__ = [
+    "REMOTE_CMD", "RUNS_DIR", "run_settings", "index_game", "IndexedFiles", "RunScheduler", "lease_remote", "reconcile",
+]
 
 _log = structlog.get_logger("santorini.runs")
 
@@ -200,7 +202,7 @@ class RunScheduler:
     async def _serve(self) -> None:
         while not self.drain.is_set():
             self._wake = trio.Event()
-            running = await self.store.read(Store.runs, "running")
+            running = [run for run in await self.store.read(Store.runs, "running") if run.kind != "ladder"]
             queued = await self.store.read(Store.runs, "queued")
             todo = sorted(running, key=lambda r: r.id) + sorted(queued, key=lambda r: r.id)
             if not todo:
@@ -226,7 +228,7 @@ class RunScheduler:
             await self.store.write(Store.set_run_state, run_id, "running")
         settings = await trio.to_thread.run_sync(load_settings, directory)
         config = TournamentConfig.from_settings(settings)
-        await self.reconcile(run_id)
+        await reconcile(self.store, run_id, directory)
         files = IndexedFiles(directory, self.store, run_id)
         backend = _DrainingBackend(LocalBackend(config, lease=self._lease), self.drain)
         log = _log.bind(run=run_id)
@@ -260,35 +262,41 @@ class RunScheduler:
         elif scope.cancelled_caught and not self.drain.is_set():
             log.info("run cancelled")
 
-    async def reconcile(self, run_id: int) -> int:
-        """Index every game of the run's archive that the store misses (the process died between
-        the archive's fsync and the index's commit); return how many."""
-        archive = self.run_directory(run_id) / "games.msgpack"
-        if not archive.exists():
-            return 0
-        records, _ = await trio.to_thread.run_sync(read_archive, archive)
-        indexed = {game.number for game in await self.store.read(Store.games, run_id)}
-        missing = [r for r in records if r.game_number is not None and r.game_number not in indexed]
-        for record in sorted(missing, key=lambda r: r.game_number or 0):
-            await self.store.write(index_game, run_id, record)
-        return len(missing)
-
     def _lease(self, spec: EngineSpec) -> AbstractAsyncContextManager[Engine] | None:
         if not spec.argv or spec.argv[0] != REMOTE_CMD:
             return None
-        return self._remote(spec.name)
+        return lease_remote(self.registry, spec.name, self.grace)
 
-    @asynccontextmanager
-    async def _remote(self, name: str) -> AsyncIterator[Engine]:
-        """The remote bot ``name`` for one game: waited for up to the reconnect grace, given back after."""
-        bot = await self.registry.wait_for(name, self.grace)
-        if bot is None:
-            raise EngineFailure("crash", "disconnected")
-        engine = RemoteEngine(bot, self.registry, grace=self.grace)
-        try:
-            yield engine
-        finally:
-            engine.release()
+
+@asynccontextmanager
+async def lease_remote(registry: BotRegistry, name: str, grace: float) -> AsyncIterator[Engine]:
+    """The remote bot ``name`` for one game: waited for up to the reconnect grace, given back after.
+
+    Raises:
+        EngineFailure: ``crash`` "disconnected" if it does not come in time (the game's forfeit).
+    """
+    bot = await registry.wait_for(name, grace)
+    if bot is None:
+        raise EngineFailure("crash", "disconnected")
+    engine = RemoteEngine(bot, registry, grace=grace)
+    try:
+        yield engine
+    finally:
+        engine.release()
+
+
+async def reconcile(store: AsyncStore, run_id: int, directory: Path) -> int:
+    """Index every game of a run's archive that the store misses (the process died between the
+    archive's fsync and the index's commit); return how many."""
+    archive = directory / ARCHIVE
+    if not archive.exists():
+        return 0
+    records, _ = await trio.to_thread.run_sync(read_archive, archive)
+    indexed = {game.number for game in await store.read(Store.games, run_id)}
+    missing = [r for r in records if r.game_number is not None and r.game_number not in indexed]
+    for record in sorted(missing, key=lambda r: r.game_number or 0):
+        await store.write(index_game, run_id, record)
+    return len(missing)
 
 
 async def _cancel_on(event: trio.Event, scope: trio.CancelScope) -> None:

@@ -1,0 +1,218 @@
+"""The ladder: games played continuously between the available bots (``santorini serve --ladder``).
+
+Theory of operation.  The pairing is a pure function (:func:`pick_pairs`): every two free bots
+are a candidate pair, ranked by how much a game between them would teach, the sum of their
+sigmas less the gap between their mus (close ratings and high uncertainty first), and pairs are
+taken greedily, best first, each bot once.  A pair's seats alternate from one meeting to the next
+(:func:`seat_order`), and the gods rotate through ``--gods`` by game number.
+
+:class:`Ladder` keeps ``concurrency`` games going: it is one run of kind ``ladder`` (created at
+the first start, resumed at every later one) whose games are numbered on from the last one in
+its archive, ``DIR/runs/ID/``, written and indexed like any run's (:class:`~.runs.IndexedFiles`,
+each game rated as it ends).  The available bots are the active local bots (started for each
+game) and the connected remote bots no game holds; a bot plays one ladder game at a time.  On a
+drain it starts no game, and the games in progress get the drain timeout, then are cancelled
+(not recorded).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Awaitable, Callable, Sequence
+from contextlib import AsyncExitStack
+from dataclasses import dataclass
+from typing import Any
+
+import structlog
+import trio
+
+from ..adjudicator import GameSetup, TimeControl, parse_tc
+from ..records import GameRecord
+from ..referee import Engine
+from ..referee.engine_spec import EngineSpec, parse_engine_spec
+from ..referee.slots import play_or_forfeit
+from ..stats.weng_lin import WENG_LIN_MU, WENG_LIN_SIGMA
+from ..tournament.schedule import parse_gods_list
+from .async_store import AsyncStore
+from .registry import BotRegistry
+from .runs import REMOTE_CMD, RUNS_DIR, IndexedFiles, lease_remote, reconcile
+from .store import Store
+
+__all__ = ["Candidate", "pair_priority", "pick_pairs", "seat_order", "Ladder", "LADDER_EVENT"]
+
+_log = structlog.get_logger("santorini.ladder")
+
+LADDER_EVENT = "santorini ladder"
+_IDLE_POLL = 0.25
+"""Seconds between looks for free bots when no pair can be made."""
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A free bot and its current rating."""
+
+    name: str
+    mu: float = WENG_LIN_MU
+    sigma: float = WENG_LIN_SIGMA
+
+
+def pair_priority(a: Candidate, b: Candidate) -> float:
+    """How much a game between ``a`` and ``b`` is worth: their uncertainty less their rating gap."""
+    return a.sigma + b.sigma - abs(a.mu - b.mu)
+
+
+def pick_pairs(candidates: Sequence[Candidate], count: int) -> list[tuple[str, str]]:
+    """Up to ``count`` disjoint pairs, the most valuable first (ties broken by name, so the
+    choice is a function of the ratings alone)."""
+    ranked = sorted(
+        itertools.combinations(sorted(candidates, key=lambda c: c.name.lower()), 2),
+        key=lambda pair: (-pair_priority(*pair), pair[0].name.lower(), pair[1].name.lower()),
+    )
+    taken: set[str] = set()
+    pairs: list[tuple[str, str]] = []
+    for a, b in ranked:
+        if len(pairs) >= count:
+            break
+        if a.name not in taken and b.name not in taken:
+            taken.update((a.name, b.name))
+            pairs.append((a.name, b.name))
+    return pairs
+
+
+def seat_order(a: str, b: str, met: int) -> tuple[str, str]:
+    """The seats of the ``met``-th game (from 0) between ``a`` and ``b``: swapped every meeting."""
+    first, second = sorted((a, b), key=str.lower)
+    return (first, second) if met % 2 == 0 else (second, first)
+
+
+class Ladder:
+    """The ladder's games (see the module docstring)."""
+
+    def __init__(
+        self,
+        store: AsyncStore,
+        registry: BotRegistry,
+        *,
+        drain: trio.Event,
+        drain_timeout: float,
+        grace: float,
+        tc: str = "10+0.1",
+        gods: str = "mortal/mortal",
+        concurrency: int = 1,
+    ) -> None:
+        self.tc: TimeControl = parse_tc(tc)
+        matchups = parse_gods_list(gods, 2)
+        if matchups is None:
+            raise ValueError("--gods: a list of pairs such as apollo/pan,athena/mortal, or all")
+        self.matchups = matchups
+        if concurrency < 1:
+            raise ValueError(f"--concurrency must be at least 1, got {concurrency}")
+        self.settings: dict[str, Any] = {"tc": tc, "gods": gods, "concurrency": concurrency}
+        self.store = store
+        self.registry = registry
+        self.drain = drain
+        self.drain_timeout = drain_timeout
+        self.grace = grace
+        self.concurrency = concurrency
+        self.busy: set[str] = set()
+        self.met: dict[frozenset[str], int] = {}
+        self.next_number = 1
+        self.stopped = trio.Event()
+        """Set when :meth:`serve` has returned (drained)."""
+
+    async def serve(self, *, task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED) -> None:
+        """Play ladder games until drained; ``nursery.start`` gives the ladder's run id."""
+        runs = [run for run in await self.store.read(Store.runs, "running") if run.kind == "ladder"]
+        if runs:
+            run_id = runs[0].id
+        else:
+            run_id = (await self.store.write(Store.create_run, "ladder", self.settings)).id
+            await self.store.write(Store.set_run_state, run_id, "running")
+        directory = self.store.data_dir / RUNS_DIR / str(run_id)
+        await reconcile(self.store, run_id, directory)
+        files = IndexedFiles(directory, self.store, run_id)
+        records, _ = await trio.to_thread.run_sync(files.open)
+        for record in records:
+            self._count(record)
+        task_status.started(run_id)
+        log = _log.bind(run=run_id)
+        try:
+            with trio.CancelScope() as games_scope:
+                async with trio.open_nursery() as watch:
+                    watch.start_soon(self._deadline, games_scope)
+                    async with trio.open_nursery() as games:  # exits when the last game has
+                        while not self.drain.is_set():
+                            free = self.concurrency - len(self.busy) // 2
+                            pairs = pick_pairs(await self._candidates(), free) if free > 0 else []
+                            for a, b in pairs:
+                                seats = seat_order(a, b, self.met.get(frozenset((a, b)), 0))
+                                self.busy.update(seats)
+                                games.start_soon(self._game, seats, self.next_number, files, log)
+                                self.met[frozenset(seats)] = self.met.get(frozenset(seats), 0) + 1
+                                self.next_number += 1
+                            await _sleep_or(self.drain, _IDLE_POLL)
+                    watch.cancel_scope.cancel()
+        finally:
+            files.close()
+            self.stopped.set()
+
+    def _count(self, record: GameRecord) -> None:
+        number = record.game_number or 0
+        self.next_number = max(self.next_number, number + 1)
+        key = frozenset(record.players)
+        self.met[key] = self.met.get(key, 0) + 1
+
+    async def _candidates(self) -> list[Candidate]:
+        bots = await self.store.read(Store.bots)
+        ratings = await self.store.read(Store.ratings)
+        connected = {name.lower() for name in self.registry.available()}
+        out = []
+        for bot in bots:
+            if not bot.active or bot.name in self.busy:
+                continue
+            if bot.kind == "remote" and bot.name.lower() not in connected:
+                continue
+            rating = ratings.get(bot.name)
+            out.append(Candidate(bot.name, rating.mu, rating.sigma) if rating else Candidate(bot.name))
+        return out
+
+    async def _deadline(self, scope: trio.CancelScope) -> None:
+        await self.drain.wait()
+        await trio.sleep(self.drain_timeout)
+        scope.cancel()
+
+    async def _game(self, seats: tuple[str, str], number: int, files: IndexedFiles, log: Any) -> None:
+        try:
+            specs = [await self._spec(name) for name in seats]
+            gods = self.matchups[(number - 1) % len(self.matchups)]
+            setup = GameSetup.for_specs(specs, self.tc, gods=gods, event=LADDER_EVENT, round=str(number), game_number=number)
+            async with trio.open_nursery() as engines, AsyncExitStack() as held:
+                getters = [self._getter(spec, engines, held) for spec in specs]
+                report = await play_or_forfeit(getters, setup, list(seats))
+            with trio.CancelScope(shield=True):  # a finished game is recorded, even during the drain's cancel
+                await files.append(report.record)
+            log.info("ladder game", game=number, white=seats[0], black=seats[1], result=report.record.result,
+                     termination=report.record.termination)
+        finally:
+            self.busy.difference_update(seats)
+
+    async def _spec(self, name: str) -> EngineSpec:
+        bot = await self.store.read(Store.bot, name)
+        if bot.kind == "remote":
+            return parse_engine_spec(f"cmd={REMOTE_CMD} name={bot.name}")
+        return parse_engine_spec(f"{bot.spec} name={bot.name}")
+
+    def _getter(self, spec: EngineSpec, engines: trio.Nursery, held: AsyncExitStack) -> Callable[[], Awaitable[Engine]]:
+        async def get() -> Engine:
+            if spec.argv and spec.argv[0] == REMOTE_CMD:
+                return await held.enter_async_context(lease_remote(self.registry, spec.name, self.grace))
+            engine = await Engine.start(engines, spec)
+            held.push_async_callback(engine.aclose)
+            return engine
+
+        return get
+
+
+async def _sleep_or(event: trio.Event, seconds: float) -> None:
+    with trio.move_on_after(seconds):
+        await event.wait()
