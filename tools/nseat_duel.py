@@ -151,10 +151,12 @@ def schedule(players: int, names: list[str], rounds: int, seed: int, gods: tuple
     pool = sorted(g for g in SIMPLE_GODS if g != with_god)
     games = []
     for r in range(rounds):
-        drawn = gods or tuple(rng.sample(pool, players))
         if with_god and not gods:
+            others = rng.sample(pool, players - 1)
             seat = rng.randrange(players)
-            drawn = (*drawn[:seat], with_god, *drawn[seat + 1:])
+            drawn = (*others[:seat], with_god, *others[seat:])
+        else:
+            drawn = gods or tuple(rng.sample(pool, players))
         if players == 3:
             orders = list(itertools.permutations(names))
         else:
