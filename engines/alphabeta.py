@@ -249,8 +249,7 @@ class Searcher:
             if immediate_win(h1, h2, h3, domes, other, mover, god, up):
                 cached = WIN_SCORE
             else:
-                cached = evaluate(h1, h2, h3, domes, other, mover, up, threat_god, threat_bound,
-                                  _athena_role(god, threat_god, up))
+                cached = evaluate(h1, h2, h3, domes, other, mover, up, threat_god, threat_bound)
             self.leaf_cache[key] = cached
         return cached - ply if cached == WIN_SCORE else cached
 
@@ -675,17 +674,6 @@ def _next_mover(pos: Position) -> tuple[str, bool, str, bool]:
     nxt = (me + 1) & 3
     up = pos.athena_up
     return gods[nxt], up and "athena" not in (gods[nxt], gods[nxt ^ 2]), gods[me ^ 2], up and gods[nxt ^ 2] == "athena"
-
-
-def _athena_role(god: str, threat_god: str, up: bool) -> int:
-    """``evaluate``'s ``athena`` for a four-seat leaf: 1 when the seat to move is Athena (her tag is
-    never on herself), -1 when she moves right after it, else 0; always 0 with two seats (no
-    ``threat_god``: the two-seat evaluation is unchanged)."""
-    if not threat_god:
-        return 0
-    if god == "athena" and not up:
-        return 1
-    return -1 if threat_god == "athena" else 0
 
 
 def _bound(state: RawState) -> RawState:

@@ -55,8 +55,6 @@ _THREAT_ONE = 160  # the opponent (to move next after us) has one winning square
 _THREAT_MANY = 650  # ... two or more: usually decisive
 _THREAT_SELF = 70  # the side to move has a win square blocked only by Athena
 _NEAR = (0, 18, 10, 3, 0, 0)  # by distance: our worker near an opponent worker on level >= 1
-_ATHENA_CLIMB = 200  # four seats: Athena, to move, can move up (her tag will bind the other team's seats for a round)
-_ATHENA_NEXT = 200  # ... Athena moves right after the side to move and can move up
 
 
 def level_of(h1: int, h2: int, h3: int, bit: int) -> int:
@@ -137,7 +135,7 @@ def power_threats(h1: int, h2: int, h3: int, domes: int, workers: int, others: i
 
 def evaluate(
     h1: int, h2: int, h3: int, domes: int, mine: int, theirs: int, no_up: bool = False, their_god: str = "",
-    their_no_up: bool = False, athena: int = 0,
+    their_no_up: bool = False,
 ) -> int:
     """Heuristic score (centi-levels) of a position for the side to move (``mine``).
 
@@ -148,10 +146,7 @@ def evaluate(
     closeness to opponent workers that have started climbing (only a nearby worker can block).
     ``their_god``, when given, adds the opponent's :func:`power_threats` to its threats;
     ``their_no_up`` says Athena binds the opponent on its next turn too (four seats: her tag
-    outlives her teammate's turn), so it has no climb and no climbing threat.  ``athena`` (four seats
-    only) says Athena, unbound, is the side to move (1) or moves right after it (-1): when she can move
-    up her tag binds both seats of the other team for a round, so as the side to move their climbs and
-    climbing threats count as bound, and either way her climb is worth a bonus to her side.
+    outlives her teammate's turn), so it has no climb and no climbing threat.
     """
     occupied = mine | theirs
     free = BB_ALL & ~(occupied | domes)
@@ -162,7 +157,6 @@ def evaluate(
     m = mine
     my_levels = []
     threat_self = 0
-    freezes = False
     while m:
         w = m & -m
         m ^= w
@@ -173,10 +167,7 @@ def evaluate(
         if reach:
             score += _MOBILITY * reach.bit_count()
             if not no_up:
-                ups = reach & exact[h + 1]
-                score += _UP[h] * ups.bit_count()
-                if ups and athena == 1:
-                    freezes = True  # she climbs: the other team cannot, for a whole round
+                score += _UP[h] * (reach & exact[h + 1]).bit_count()
         else:
             score -= _STUCK
         if no_up and h == 2 and nb & h3:
@@ -184,10 +175,6 @@ def evaluate(
         score += _HEIGHT[h] + _CENTRE_BY_BIT[w]
     if threat_self:
         score += _THREAT_SELF
-    if freezes:
-        score += _ATHENA_CLIMB
-        their_no_up = True
-    athena_climbs = False
     # the opponent
     t = theirs
     threats = 0
@@ -207,8 +194,6 @@ def evaluate(
                 score += _STUCK
             if h == 2:
                 threats |= nb & h3
-            if athena == -1 and reach & exact[h + 1]:
-                athena_climbs = True
         score -= _HEIGHT[h] + _CENTRE_BY_BIT[w]
         if h:
             ws = _SQ[w]
@@ -218,8 +203,6 @@ def evaluate(
         threats |= power_threats(h1, h2, h3, domes, theirs, mine, their_god)
     if threats:
         score -= _THREAT_MANY if threats & (threats - 1) else _THREAT_ONE
-    if athena_climbs:
-        score -= _ATHENA_NEXT
     return score
 
 

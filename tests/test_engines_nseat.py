@@ -17,15 +17,7 @@ from collections.abc import Callable, Iterator
 import pytest
 
 from santorini_engines import greedy, random_engine
-from santorini_engines.alphabeta import (
-    INF,
-    NSEAT_MOVES_TO_GO,
-    TEAM_MOVES_TO_GO,
-    AlphaBeta,
-    ParanoidSearcher,
-    _athena_role,
-    _next_mover,
-)
+from santorini_engines.alphabeta import INF, NSEAT_MOVES_TO_GO, TEAM_MOVES_TO_GO, AlphaBeta, ParanoidSearcher, _next_mover
 from santorini_engines.evaluation import evaluate, evaluate_for, immediate_win, power_threats, seat_wins
 from santorini_engines.sei_bot import Limits
 from santorini_server.referee.engine_spec import bundled_argv
@@ -358,33 +350,6 @@ def test_evaluate_drops_the_climbs_of_an_opponent_athena_binds() -> None:
     free = evaluate(*args, their_no_up=True)
     assert evaluate(*args) == evaluate(*args, False, "", False)  # the defaults are the two-seat score
     assert free - evaluate(*args) >= 160
-
-
-def test_evaluate_counts_an_athena_climb_as_a_round_the_other_team_cannot_climb() -> None:
-    """Team A (Athena's) to move: a1 (level 0) can step up onto b1 (level 1), so her tag will bind both
-    seats of team B for a round: B's threat on c3 (level 2, beside d4 on 3) and its climbs count as
-    bound, plus a bonus.  Domed b1 (no climb left), the score is the plain one.  Seen from team B
-    (Athena moves right after it), her available climb costs B a fixed amount."""
-    four = pos("athena/apollo/atlas/demeter", "a1 e1", "c3 a5", to_move=1, heights="c3=2 d4=3 b4=1 b1=1")
-    args = (four.h1, four.h2, four.h3, four.domes)
-    a, b = four.workers
-    plain = evaluate(*args, a, b)
-    bound = evaluate(*args, a, b, their_no_up=True)
-    assert evaluate(*args, a, b, athena=1) == bound + 200 > plain + 160 + 200
-    domed = (four.h1, four.h2, four.h3, four.domes | bits("b1 a2 b2"))
-    assert evaluate(*domed, a, b, athena=1) == evaluate(*domed, a, b)
-    assert evaluate(*args, b, a, athena=-1) == evaluate(*args, b, a) - 200
-    assert evaluate(*domed, b, a, athena=-1) == evaluate(*domed, b, a)
-
-
-def test_athena_role_is_zero_with_two_seats_and_follows_athena_with_four() -> None:
-    """Only four-seat leaves (a ``threat_god``) get Athena's knowledge: two seats keep their evaluation."""
-    assert _athena_role("athena", "", False) == 0
-    assert _athena_role("mortal", "", False) == 0
-    assert _athena_role("athena", "apollo", False) == 1
-    assert _athena_role("apollo", "athena", False) == -1
-    assert _athena_role("apollo", "athena", True) == -1
-    assert _athena_role("apollo", "atlas", True) == 0
 
 
 def test_next_mover_knows_when_athena_s_tag_surely_binds_the_seat_after_next() -> None:
