@@ -144,13 +144,19 @@ def _placings(n: int, winner: int, out: list[int], pos: Position) -> tuple[int, 
 Scheduled = tuple[tuple[str, ...], tuple[str, ...], int]
 
 
-def schedule(players: int, names: list[str], rounds: int, seed: int, gods: tuple[str, ...] | None) -> list[Scheduled]:
-    """Every game: (engine per seat, gods, seed)."""
+def schedule(players: int, names: list[str], rounds: int, seed: int, gods: tuple[str, ...] | None,
+             with_god: str | None = None) -> list[Scheduled]:
+    """Every game: (engine per seat, gods, seed).  ``with_god``: every draw holds this god, at a random seat."""
     rng = random.Random(seed)
-    pool = sorted(SIMPLE_GODS)
+    pool = sorted(g for g in SIMPLE_GODS if g != with_god)
     games = []
     for r in range(rounds):
-        drawn = gods or tuple(rng.sample(pool, players))
+        if with_god and not gods:
+            others = rng.sample(pool, players - 1)
+            seat = rng.randrange(players)
+            drawn = (*others[:seat], with_god, *others[seat:])
+        else:
+            drawn = gods or tuple(rng.sample(pool, players))
         if players == 3:
             orders = list(itertools.permutations(names))
         else:
@@ -174,6 +180,8 @@ def main() -> None:
     parser.add_argument("--tc", default=None, help="Fischer clock per seat instead, base+increment in seconds")
     parser.add_argument("--nodes", type=int, default=None, help="also a node limit per turn (alphabeta): load-independent")
     parser.add_argument("--gods", default=None, help="fixed gods g1/g2/g3[/g4] instead of a random draw a round")
+    parser.add_argument("--with-god", default=None, help="draw this god in every game, at a random seat, and split "
+                        "each engine's firsts by who held it (e.g. athena)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--jobs", type=int, default=1, help="games at once (processes)")
     args = parser.parse_args()
@@ -185,7 +193,10 @@ def main() -> None:
         tc = (float(base), float(inc or 0))
     movetime = None if tc is not None else (args.movetime or 60)
     gods = tuple(args.gods.split("/")) if args.gods else None
-    games = schedule(args.players, args.engines, args.rounds, args.seed, gods)
+    if args.with_god and args.with_god not in SIMPLE_GODS:
+        parser.error(f"--with-god: unknown god {args.with_god!r}")
+    games = schedule(args.players, args.engines, args.rounds, args.seed, gods, args.with_god)
+    held: collections.Counter[tuple[str, str, bool]] = collections.Counter()  # (engine, holder, first)
     started = time.monotonic()
     firsts: collections.Counter[str] = collections.Counter()
     played: collections.Counter[str] = collections.Counter()
@@ -206,6 +217,8 @@ def main() -> None:
                 place_sum[name] += best
                 if best == 1:
                     firsts[name] += 1
+                if args.with_god in game.gods:
+                    held[name, game.seats[game.gods.index(args.with_god)], best == 1] += 1
             for seat, times in game.think.items():
                 think[game.seats[seat]] += times
             line = " ".join(f"{e}:{p}" for e, p in zip(game.seats, game.placings, strict=True))
@@ -218,6 +231,10 @@ def main() -> None:
         worst = times[-1] * 1000 if times else 0.0
         print(f"{name}: first in {firsts[name]}/{n} ({100 * firsts[name] / max(n, 1):.1f}%), "
               f"mean placing {place_sum[name] / max(n, 1):.2f}, slowest turn {worst:.0f} ms")
+        for holder in args.engines if args.with_god else ():
+            won, lost = held[name, holder, True], held[name, holder, False]
+            if won + lost:
+                print(f"  {args.with_god} held by {holder}: first in {won}/{won + lost} ({100 * won / (won + lost):.1f}%)")
     over_text = f"; turns over movetime: {over}" if movetime else ""
     print("terminations: " + ", ".join(f"{k} {v}" for k, v in terms.most_common()) + over_text)
     sys.stdout.flush()
