@@ -39,6 +39,9 @@ __all__ = ["MAX_BODY", "create_app"]
 
 MAX_BODY = 1024 * 1024
 """Largest request body accepted (bytes); more is answered 413."""
+DRAIN_LIMIT = 8 * MAX_BODY
+"""A refused body up to this size is read to its end before the 413 goes out: closing a socket
+with unread bytes resets the connection, and the client would see the reset, not the answer."""
 
 
 def _error(status: int, message: str) -> JSONResponse:
@@ -47,14 +50,20 @@ def _error(status: int, message: str) -> JSONResponse:
 
 async def _body(request: Request) -> Any:
     """The request's JSON body, read with a bound."""
+    too_big = HTTPException(413, f"body over {MAX_BODY} bytes")
     declared = request.headers.get("content-length")
-    if declared is not None and declared.isdigit() and int(declared) > MAX_BODY:
-        raise HTTPException(413, f"body over {MAX_BODY} bytes")
+    if declared is not None and declared.isdigit() and int(declared) > DRAIN_LIMIT:
+        raise too_big
     chunks = bytearray()
+    size = 0
     async for chunk in request.stream():
-        chunks += chunk
-        if len(chunks) > MAX_BODY:
-            raise HTTPException(413, f"body over {MAX_BODY} bytes")
+        size += len(chunk)
+        if size > DRAIN_LIMIT:
+            raise too_big
+        if size <= MAX_BODY:
+            chunks += chunk
+    if size > MAX_BODY:
+        raise too_big
     try:
         return json.loads(chunks)
     except (ValueError, UnicodeDecodeError) as exc:
