@@ -61,12 +61,14 @@ def _total(p: Position) -> int:
 
 
 @common
-@given(reachable())
-def test_each_legal_turn_parses_back_to_itself(pos: Position) -> None:
+@given(reachable(), st.randoms(use_true_random=False))
+def test_each_legal_turn_parses_back_to_itself(pos: Position, rnd: random.Random) -> None:
     transitions = pos.transitions()
     assert len({t.stn for t in transitions}) == len(transitions)  # each canonical turn once
     for t in transitions:
         assert format_stn(parse_stn(t.stn)) == t.stn
+    # replaying a turn is the costly part (a Hermes position has thousands): a drawn sample of them
+    for t in rnd.sample(transitions, min(len(transitions), 80)):
         again = pos.play(t.stn)
         assert again == t
 
