@@ -339,6 +339,11 @@ class DaskBackend:
     def _close(self, session: _Session, aborted: bool) -> None:
         """Abort running games, drop the rest, release the engines, disconnect (a thread)."""
         client = session.client
+        if aborted:
+            # cancelling leaves Dask's own result-tracking callbacks on closed connections, and
+            # tornado logs each as an ERROR with a traceback: after Ctrl-C the user saw that
+            for name in ("tornado.application", "distributed.client"):
+                logging.getLogger(name).setLevel(logging.CRITICAL)
         try:
             if aborted:
                 Event(f"abort-{self.run_id}", client=client).set()
