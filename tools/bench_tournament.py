@@ -10,9 +10,15 @@ RSS sampled while 64 games run at once (engines sleep 20 ms a turn so the games 
 the RSS while one runs, divided by 63.
 
 Targets (issue 4): throughput at concurrency 2 >= 80% of twice concurrency 1 on two cores;
-under 2 MB of referee memory per concurrent game at concurrency 64.
+under 2 MB of referee memory per concurrent game at concurrency 64.  The run also prints the
+machine's own ceiling (``machine_ceiling.py``: how much faster two CPU-bound processes run at once
+than one), because a virtual machine's two vCPUs may not be two full cores, and the scaling at
+concurrency 2 as a share of that ceiling.
 
-    python tools/bench_tournament.py [--games 40]
+400 games a run by default: a pool of referee processes takes a few tenths of a second to start,
+which dominated the shorter runs (40 games are 0.3 s of play at concurrency 1).
+
+    python tools/bench_tournament.py [--games 400] [--backend processes|local|dask]
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ import time
 from pathlib import Path
 
 import bench_referee
+import machine_ceiling
 import trio
 
 from santorini_server.tournament.config import Settings, TournamentConfig
@@ -103,7 +110,7 @@ async def run(config: TournamentConfig, out: Path, sample: list[int] | None = No
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=int, default=40)
+    parser.add_argument("--games", type=int, default=400)
     parser.add_argument("--engine", choices=["c", "python"], default="c", help="the canned engine's language (default c)")
     parser.add_argument("--backend", choices=["local", "processes", "dask"], default="processes",
                         help="local: one referee process; processes: one per core (the CLI default); dask: a local cluster")
@@ -116,6 +123,7 @@ def main() -> None:
         n = bench_referee.make_script(script)
         print(f"canned game of {n} turns; {args.games} games per run; {args.engine} canned engines; {args.backend} backend")
         base = None
+        scaling: dict[int, float] = {}
         for concurrency in (1, 2, 8):
             config = TournamentConfig.from_settings(settings(script, args.games, concurrency, kind=args.engine))
             wall, cpu, turns = trio.run(run, config, Path(tmp) / f"c{concurrency}")
@@ -123,6 +131,11 @@ def main() -> None:
             base = base or rate
             cpu_text = f"referee CPU {cpu / turns * 1e6:6.1f} us/turn" if cpu is not None else "referee CPU    n/a (a pool)"
             print(f"concurrency {concurrency}: {rate:8.0f} turns/s  {cpu_text}  scaling {rate / base:4.2f}x of concurrency 1")
+            scaling[concurrency] = rate / base
+        one, two, ceiling = machine_ceiling.cpu_ceiling()
+        print(f"machine ceiling: one CPU-bound process {one:.2f} s, two at once {two:.2f} s: "
+              f"{ceiling:.2f}x (2.00 = two full cores); "
+              f"concurrency 2 reached {scaling[2]:.2f}x, {scaling[2] / ceiling:.0%} of the ceiling")
         if args.no_memory:
             return
         mems: dict[int, int] = {}
