@@ -48,6 +48,8 @@ __all__ = [
     "game_blocks",
     "numbered",
     "score_history",
+    "standings_tables",
+    "thin_points",
 ]
 
 BLOCK_SIZE = 100
@@ -203,6 +205,13 @@ def build_report(
     )
 
 
+def standings_tables(standings: Standings | NSeatStandings) -> tuple[Table, Table | None, Table]:
+    """The standings, the crosstable (None for three and four seats) and the losses table of
+    ``standings``, as the report shows them (the daemon's run page shows the same three)."""
+    crosstable = _crosstable(standings) if isinstance(standings, Standings) else None
+    return _standings_table(standings), crosstable, _losses_table(standings, list(standings.engines))
+
+
 def _game_row(number: int, record: GameRecord, block: Block, index: int) -> GameRow:
     tags = dict(record.tags)  # one pass over the tags, not one per field: 10,000 rows at each rewrite
     gods = tags["Gods"]
@@ -317,10 +326,10 @@ def score_history(standings: Standings | NSeatStandings, limit: int = CHART_POIN
                         points[name] += ngame.points(seat) or 0.0
                         possible[name] += ngame.max_points
                 history[name].append((played, points[name] / possible[name] if possible[name] else 0.5))
-    return tuple(ChartLine(name, _thin(history[name], limit)) for name in names)
+    return tuple(ChartLine(name, thin_points(history[name], limit)) for name in names)
 
 
-def _thin(points: list[tuple[int, float]], limit: int) -> tuple[tuple[int, float], ...]:
+def thin_points(points: list[tuple[int, float]], limit: int) -> tuple[tuple[int, float], ...]:
     """At most ``limit`` points, evenly spaced, the first and last kept."""
     if len(points) <= limit:
         return tuple(points)
