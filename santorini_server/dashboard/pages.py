@@ -208,7 +208,8 @@ def page_routes(
         Raises:
             Refused: 413, 415, 403 or 401.
         """
-        if not same_origin(request.headers.get("origin"), request.url.scheme, request.headers.get("host")):
+        headers = request.headers
+        if not same_origin(headers.get("origin"), headers.get("sec-fetch-site"), request.url.scheme, headers.get("host")):
             raise Refused(403, "this form was posted from another site")
         if request.headers.get("content-type", "").split(";")[0].strip() != "application/x-www-form-urlencoded":
             raise Refused(415, "a form post is application/x-www-form-urlencoded")

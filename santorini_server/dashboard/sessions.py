@@ -91,9 +91,19 @@ class Sessions:
         self._sessions.pop(session.id, None)
 
 
-def same_origin(origin: str | None, scheme: str, host: str | None) -> bool:
-    """Whether a POST's ``Origin`` header allows it: absent (not a browser's cross-site form; the
-    CSRF token still guards) or exactly this dashboard's ``scheme://host``; ``null`` never."""
+def same_origin(origin: str | None, fetch_site: str | None, scheme: str, host: str | None) -> bool:
+    """Whether a POST's ``Origin`` and ``Sec-Fetch-Site`` headers allow it.
+
+    A browser that sends ``Sec-Fetch-Site`` says where the request comes from: only
+    ``same-origin`` passes.  ``Origin``, when it names a site, must be exactly this dashboard's
+    ``scheme://host``.  It is ``null`` for a form posted from a page whose referrer policy is
+    ``no-referrer`` (ours: Chromium then hides the origin even from the site itself), so ``null``
+    passes only with ``Sec-Fetch-Site: same-origin``.  Neither header (not a browser): the CSRF
+    token alone guards."""
+    if fetch_site is not None and fetch_site != "same-origin":
+        return False
     if origin is None:
         return True
+    if origin == "null":
+        return fetch_site == "same-origin"
     return host is not None and origin == f"{scheme}://{host}"
