@@ -17,6 +17,7 @@ import httpx
 import pytest
 
 from santorini_server.dashboard.security import SECURITY_HEADERS
+from santorini_server.server.names import check_bot_name
 
 from .dashboard_daemon import HOSTILE, admin_token, start_dashboard, wait_finished
 from .test_server_serve import CLI, Daemon
@@ -96,8 +97,6 @@ def test_hostile_text_is_escaped_on_every_page(daemon: Daemon) -> None:
         assert ESCAPED in page, path
         assert HOSTILE not in page, path
     with pytest.raises(ValueError, match="bad bot name"):  # why the hostile text is not a bot name
-        from santorini_server.server.names import check_bot_name
-
         check_bot_name(HOSTILE)
 
 
