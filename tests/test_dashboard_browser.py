@@ -30,7 +30,7 @@ PAGES = {
     "signin": "/signin",
 }
 
-#: live.js is the live updates' script (SPEC.md section 17.3), written beside these pages; until
+#: live.js is the live updates' script (SPEC.md section 17), written beside these pages; until
 #: it is in the package its 404 is the one console error allowed.
 LIVE_JS_SHIPPED = resources.files("santorini_server.dashboard").joinpath("static", "dashboard", "live.js").is_file()
 

@@ -13,6 +13,7 @@ from santorini_server.dashboard.sessions import Sessions, same_origin
 from santorini_server.dashboard.views import duration_text, god_rows, opponent_rows, pager, progress, rating_chart
 from santorini_server.records import GameRecord
 from santorini_server.records.archive import encode_frame
+from santorini_server.records.payload import decode_record_without_turns, encode_record
 from santorini_server.server.store import NewGame, RatingPoint, Store
 from santorini_server.stats.standings import Standings
 from santorini_server.tournament.config import Settings, TournamentConfig
@@ -128,6 +129,19 @@ def test_run_standings_read_only_what_the_archive_gained(tmp_path: Path) -> None
         f.write(frames[2][len(frames[2]) // 2 :] + frames[0])  # the rest, then game 1 again (a resume's duplicate)
     assert tally() == (3, 2)  # game 3 counted, game 1 not twice
     assert entry.offset == archive.stat().st_size
+    shown = entry.shown
+    assert tally() == (3, 2) and entry.shown is shown  # nothing new: the tables are not remade
+
+
+def test_a_record_without_turns_keeps_its_tags() -> None:
+    from .test_records_nseat import THREE, find_game
+
+    record = find_game(THREE, "time", fault_at=4).record
+    assert record.eliminations and record.turns
+    assert decode_record_without_turns(encode_record(record)) == record  # eliminations: decoded whole
+    two = _record(3, "a", "b", winner=2)
+    head = decode_record_without_turns(encode_record(GameRecord(two.tags, record.turns[:2])))
+    assert head.tags == two.tags and head.turns == () and head.placings == two.placings
 
 
 def test_store_queries_for_the_pages(tmp_path: Path) -> None:

@@ -155,12 +155,17 @@ class RunTables:
 
 
 def _run_tables(config: TournamentConfig) -> Callable[[Any], RunTables]:
+    """The run page's tables; a two-engine match gets its headline instead of a crosstable (the
+    standings already give each one's score against the other), its ranking made once."""
+
     def show(standings: Any) -> RunTables:
-        table, crosstable, losses = standings_tables(standings)
         names = [spec.name for spec in config.specs]
-        match = match_line(standings, names[0], names[1], config.sprt) if isinstance(standings, Standings) and len(names) == 2 \
-            else None
-        return RunTables(table, crosstable, losses, match)
+        if isinstance(standings, Standings) and len(names) == 2:
+            ranking = standings.ranking()
+            table, _, losses = standings_tables(standings, crosstable=False, ranking=ranking)
+            return RunTables(table, None, losses, match_line(standings, ranking, names[0], names[1], config.sprt))
+        table, crosstable, losses = standings_tables(standings)
+        return RunTables(table, crosstable, losses, None)
 
     return show
 

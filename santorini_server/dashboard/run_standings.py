@@ -7,7 +7,7 @@ they need every game's record, which lives in the run's archive, not in the data
 memory with the byte offset the archive was read to, and a view reads only the frames appended
 since (an archive only grows: the tournament appends fsync'd frames).  A frame cut off by a
 write in progress is left for the next view.  The first view of a run after the daemon starts
-reads the whole archive once.
+reads the whole archive once, decoding each record's tags and eliminations but not its turns.
 """
 
 from __future__ import annotations
@@ -16,11 +16,11 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, TypeVar, cast
 
-from ..records.archive import read_frame
-from ..records.frames import Frame, iter_frames
+from ..records.frames import ArchiveError, Frame, iter_frames
 from ..records.game import GameRecord
+from ..records.payload import decode_record_without_turns
 from ..stats.standings import Standings
 from ..tournament.config import TournamentConfig
 from ..tournament.scoring import count_game, new_standings
@@ -42,13 +42,18 @@ class RunStandings:
     offset: int = 0
     seen: set[int] = field(default_factory=set)
     lock: threading.Lock = field(default_factory=threading.Lock)
+    shown: tuple[int, object] | None = None
+    """The last ``show`` result and the games counted when it was made (tables cost more than a
+    page's queries at 10,000 games: they are remade only when a game was added)."""
 
     def view(self, archive: Path, show: Callable[[Standings | NSeatStandings], _T]) -> _T:
         """``show(standings)`` once the games appended to ``archive`` since the last call are
         counted, under the run's lock (blocking: call it in a thread)."""
         with self.lock:
             self._update(archive)
-            return show(self.standings)
+            if self.shown is None or self.shown[0] != len(self.seen):
+                self.shown = (len(self.seen), show(self.standings))
+            return cast(_T, self.shown[1])
 
     def _update(self, archive: Path) -> None:
         try:
@@ -62,9 +67,10 @@ class RunStandings:
             if not isinstance(item, Frame):
                 continue
             end = item.offset + item.size
-            record = read_frame(item)
-            if isinstance(record, GameRecord):
-                self._count(record)
+            try:
+                self._count(decode_record_without_turns(item.payload))
+            except ArchiveError:
+                continue  # an unreadable payload: the archive's readers report it; the standings skip it
         self.offset += end
 
     def _count(self, record: GameRecord) -> None:

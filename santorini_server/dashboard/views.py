@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from ..stats.sprt import SprtConfig, SprtStatus, sprt_status
-from ..stats.standings import Standings
+from ..stats.sprt import SprtConfig, SprtStatus, llr_pentanomial, sprt_status
+from ..stats.standings import RankingRow, Standings
 from ..tournament.report import CHART_POINTS, Table, thin_points
 
 if TYPE_CHECKING:
@@ -137,12 +137,12 @@ class MatchLine:
     sprt_state: str | None = None
 
 
-def match_line(standings: Standings, first: str, second: str, sprt: SprtConfig | None) -> MatchLine:
+def match_line(
+    standings: Standings, ranking: Sequence[RankingRow], first: str, second: str, sprt: SprtConfig | None
+) -> MatchLine:
     """The headline of a match between ``first`` and ``second`` (the tournament's own estimates:
-    :meth:`Standings.ranking`, pentanomial when there are pairs; :func:`llr_pentanomial`)."""
-    from ..stats.sprt import llr_pentanomial
-
-    row = next(r for r in standings.ranking() if r.name == first)
+    ``ranking`` is :meth:`Standings.ranking`, pentanomial when there are pairs; :func:`llr_pentanomial`)."""
+    row = next(r for r in ranking if r.name == first)
     e = row.estimate
     elo, error = (f"{e.elo:.1f}", f"{e.error95:.1f}") if e.defined else ("n/a", "n/a")
     line = MatchLine(first, second, elo, error, f"{e.los * 100:.1f}%")

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 from ..records import GameRecord
 from ..stats.bradley_terry import format_joint_columns
 from ..stats.elo import _fixed
-from ..stats.standings import Standings
+from ..stats.standings import RankingRow, Standings
 from ..termination import Termination
 from .scoring import LOSS_COLUMNS, count_game, empty_standings, loss_rows, versus
 
@@ -205,11 +205,15 @@ def build_report(
     )
 
 
-def standings_tables(standings: Standings | NSeatStandings) -> tuple[Table, Table | None, Table]:
-    """The standings, the crosstable (None for three and four seats) and the losses table of
-    ``standings``, as the report shows them (the daemon's run page shows the same three)."""
-    crosstable = _crosstable(standings) if isinstance(standings, Standings) else None
-    return _standings_table(standings), crosstable, _losses_table(standings, list(standings.engines))
+def standings_tables(
+    standings: Standings | NSeatStandings, *, crosstable: bool = True, ranking: list[RankingRow] | None = None
+) -> tuple[Table, Table | None, Table]:
+    """The standings, the crosstable (None for three and four seats, or not asked for) and the
+    losses table of ``standings``, as the report shows them (the daemon's run page shows them).
+
+    ``ranking``: ``standings.ranking()`` made already (two seats; it costs a pass over every game)."""
+    cross = _crosstable(standings) if crosstable and isinstance(standings, Standings) else None
+    return _standings_table(standings, ranking), cross, _losses_table(standings, list(standings.engines))
 
 
 def _game_row(number: int, record: GameRecord, block: Block, index: int) -> GameRow:
@@ -225,7 +229,7 @@ def _game_row(number: int, record: GameRecord, block: Block, index: int) -> Game
     return GameRow(number, versus(players), gods, result, tags["Termination"], len(record.turns), block, index)
 
 
-def _standings_table(standings: Standings | NSeatStandings) -> Table:
+def _standings_table(standings: Standings | NSeatStandings, ranking: list[RankingRow] | None = None) -> Table:
     """The ranking the tournament prints, as cells (two seats: the joint Bradley-Terry rating
     with three or more engines, as in the final table)."""
     if not isinstance(standings, Standings):
@@ -233,7 +237,7 @@ def _standings_table(standings: Standings | NSeatStandings) -> Table:
     joint = len(standings.engines) > 2
     head = ("Rank", "Engine", "Elo", "+/-", "nElo", "+/-", "Games", "W", "L", "Score", "Ptnml(0-2)")
     cells = []
-    for r in standings.ranking(joint=joint):
+    for r in ranking if ranking is not None and not joint else standings.ranking(joint=joint):
         e = r.estimate
         nums = [_fixed(e.elo, 2), _fixed(e.error95, 2), _fixed(e.nelo, 2), _fixed(e.nelo_error95, 2)] if e.defined \
             else ["n/a"] * 4
