@@ -58,7 +58,7 @@ from .views import (
     rating_chart,
 )
 
-__all__ = ["MAX_FORM", "RECENT_RUNS", "TOP_BOTS", "page_routes", "run_engines"]
+__all__ = ["MAX_FORM", "RECENT_RUNS", "TOP_BOTS", "page_routes", "run_engines", "warm_standings"]
 
 MAX_FORM = 64 * 1024
 """Largest form body accepted (bytes): the new-run form with every field filled is under 2 KiB."""
@@ -170,18 +170,46 @@ def _run_tables(config: TournamentConfig) -> Callable[[Any], RunTables]:
     return show
 
 
+def _config(run: Run) -> TournamentConfig | None:
+    """A run's tournament config (from its stored settings), None for the ladder (no schedule)."""
+    if run.kind == "ladder":
+        return None
+    return TournamentConfig.from_settings(msgspec.convert(run.settings, Settings))
+
+
+async def warm_standings(store: AsyncStore, scheduler: RunScheduler, cache: StandingsCache) -> None:
+    """Count the standings of the runs the home page lists, one after another in a worker thread,
+    so that a run's first view after a start does not read its whole archive (SPEC.md section 17.1).
+    A run whose settings or archive cannot be read is left to its page, which says why."""
+    for run in await store.read(Store.recent_runs, RECENT_RUNS):
+        try:
+            config = await trio.to_thread.run_sync(_config, run)
+            if config is not None:
+                archive = scheduler.run_directory(run.id) / ARCHIVE
+                await trio.to_thread.run_sync(cache.view, run.id, config, archive, _run_tables(config))
+        except (ValueError, OSError, msgspec.ValidationError):
+            continue
+
+
 def page_routes(
-    store: AsyncStore, registry: BotRegistry, scheduler: RunScheduler, admin_token: str, *, secure: bool = False
+    store: AsyncStore,
+    registry: BotRegistry,
+    scheduler: RunScheduler,
+    admin_token: str,
+    *,
+    secure: bool = False,
+    cache: StandingsCache | None = None,
 ) -> list[BaseRoute]:
     """The dashboard's routes (and ``/static``) over the daemon's store, bots and scheduler.
 
     Args:
         secure: the daemon speaks TLS: the session cookie is marked ``Secure``.
+        cache: the runs' standings (shared with :func:`warm_standings`); None: a new one.
     """
     expected = admin_token.encode("utf-8")
     sessions = Sessions()
-    cache = StandingsCache()
-    configs: dict[int, TournamentConfig] = {}
+    cache = cache if cache is not None else StandingsCache()
+    configs: dict[int, TournamentConfig | None] = {}
 
     def session_of(request: Request) -> Session | None:
         return sessions.get(request.cookies.get(COOKIE), time.monotonic())
@@ -253,11 +281,8 @@ def page_routes(
 
     async def run_config(run: Run) -> TournamentConfig | None:
         """The run's tournament config (cached: settings never change), None for the ladder."""
-        if run.kind == "ladder":
-            return None
         if run.id not in configs:
-            settings = msgspec.convert(run.settings, Settings)
-            configs[run.id] = await trio.to_thread.run_sync(TournamentConfig.from_settings, settings)
+            configs[run.id] = await trio.to_thread.run_sync(_config, run)
         return configs[run.id]
 
     async def run_page(request: Request) -> Response:
