@@ -76,6 +76,9 @@ def test_sessions_bounded_expiring_and_renewed_on_sign_in() -> None:
     admin = sessions.sign_in(visitor, 301.0)
     assert admin.admin and admin.id != visitor.id and admin.csrf != visitor.csrf
     assert sessions.get(visitor.id, 302.0) is None  # a planted id is not promoted
+    for _ in range(10):  # a flood of visitors evicts visitors, not the admin
+        sessions.new(302.5)
+    assert sessions.get(admin.id, 302.6) is admin
     sessions.sign_out(admin)
     assert sessions.get(admin.id, 303.0) is None
     assert sessions.get(None, 0.0) is None and sessions.get("", 0.0) is None

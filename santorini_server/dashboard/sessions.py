@@ -13,7 +13,8 @@ session), checked on POST in constant time, and the POST's ``Origin``, when the 
 one, must be the dashboard's own.
 
 Sessions live in memory (a restart signs everyone out), at most :data:`MAX_SESSIONS` of them
-(the least recently used goes first, so a flood of anonymous visitors cannot grow the table),
+(beyond, the least recently used visitor's session goes first and an admin's last, so a flood
+of anonymous visitors can neither grow the table nor sign the admin out),
 each for :data:`SESSION_TTL` seconds after its last use.  Pure: the clock is passed in.
 """
 
@@ -73,11 +74,16 @@ class Sessions:
         return session
 
     def new(self, now: float, *, admin: bool = False) -> Session:
-        """A fresh session (fresh id and CSRF token), evicting the least recently used beyond the limit."""
+        """A fresh session (fresh id and CSRF token), evicting a visitor's session beyond the limit."""
         session = Session(secrets.token_urlsafe(32), secrets.token_urlsafe(32), admin, now)
         self._sessions[session.id] = session
         while len(self._sessions) > self.limit:
-            self._sessions.popitem(last=False)
+            # a visitor's session goes before an admin's: a flood of anonymous page views cannot sign the admin out
+            oldest = next((key for key, kept in self._sessions.items() if not kept.admin and key != session.id), None)
+            if oldest is None:
+                self._sessions.popitem(last=False)
+            else:
+                del self._sessions[oldest]
         return session
 
     def sign_in(self, old: Session | None, now: float) -> Session:
