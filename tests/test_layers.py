@@ -69,8 +69,14 @@ LAYERS: dict[str, Layer] = {
         "rules sei termination records stats adjudicator process referee tournament",
         "trio structlog msgspec starlette hypercorn",
     ),
+    # the dashboard: pages over the server's store and scheduler (the daemon takes its app factory)
+    "dashboard": _layer(
+        "rules termination records stats adjudicator referee tournament viewer server",
+        "trio structlog msgspec starlette jinja2 markupsafe",
+    ),
     "cli": _layer(
-        "rules sei termination records stats adjudicator process referee check tournament backends render viewer server",
+        "rules sei termination records stats adjudicator process referee check tournament backends render viewer server"
+        " dashboard",
         "click trio structlog httpx",
     ),
 }

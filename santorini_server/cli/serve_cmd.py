@@ -32,17 +32,23 @@ _PEM = click.Path(dir_okay=False, exists=True, path_type=Path)
     "--reconnect-grace", type=click.FloatRange(min=0), default=RECONNECT_GRACE, show_default=True,
     help="Seconds a game waits for a disconnected remote bot (never beyond its clock).",
 )
+@click.option(
+    "--public", is_flag=True,
+    help="Allow an --http address beyond loopback: the dashboard and API for other machines (use TLS).",
+)
 @click.option("--ladder", is_flag=True, help="Play games continuously between the available bots, rated as they end.")
 @click.option("--tc", default="10+0.1", show_default=True, help="The ladder's time control.")
 @click.option("--gods", default="mortal/mortal", show_default=True, help="The ladder's god pairings, rotated (a,b,... or all).")
 @click.option("--concurrency", type=click.IntRange(min=1), default=1, show_default=True, help="Ladder games at once.")
 def serve(
     data_dir: Path, http: str, bots: str, tls_cert: Path | None, tls_key: Path | None,
-    drain_timeout: float, reconnect_grace: float, ladder: bool, tc: str, gods: str, concurrency: int,
+    drain_timeout: float, reconnect_grace: float, public: bool, ladder: bool, tc: str, gods: str, concurrency: int,
 ) -> None:
     """Keep a referee running: the job API, the bot port and the runs, until SIGTERM or Ctrl-C."""
     import trio
 
+    from ..backends.dask_security import is_loopback
+    from ..dashboard.app import dashboard_app
     from ..server.daemon import DEFAULT_HTTP_PORT, ServeOptions, parse_host_port
     from ..server.daemon import serve as run_daemon
     from ..server.store import StoreError
@@ -63,7 +69,11 @@ def serve(
             ladder_gods=gods,
             ladder_concurrency=concurrency,
         )
-        trio.run(run_daemon, options, lambda line: click.echo(line, err=True))
+        if not public and not is_loopback(options.http[0]):
+            raise click.UsageError(
+                f"--http {options.http[0]} is reachable beyond this machine: pass --public to serve the dashboard there"
+            )
+        trio.run(run_daemon, options, lambda line: click.echo(line, err=True), None, dashboard_app)
     except (ValueError, StoreError, PermissionError) as exc:
         raise click.ClickException(str(exc)) from None
     except OSError as exc:

@@ -25,6 +25,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 import structlog
 import trio
@@ -39,7 +40,7 @@ from .runs import RunScheduler
 from .store import DEFAULT_DATA_DIR
 from .tokens import ADMIN_TOKEN_FILE, ensure_admin_token
 
-__all__ = ["ServeOptions", "serve", "DEFAULT_HTTP_PORT", "parse_host_port"]
+__all__ = ["ServeOptions", "WebContext", "AppFactory", "serve", "DEFAULT_HTTP_PORT", "parse_host_port"]
 
 _log = structlog.get_logger("santorini.serve")
 
@@ -76,6 +77,24 @@ class ServeOptions:
     ladder_concurrency: int = 1
 
 
+@dataclass(frozen=True)
+class WebContext:
+    """What the HTTP side is built from: the daemon's parts that the job API and the dashboard use."""
+
+    store: AsyncStore
+    registry: BotRegistry
+    scheduler: RunScheduler
+    admin_token: str
+    secure: bool
+    """The HTTP port speaks TLS (cookies are marked ``Secure``)."""
+
+
+AppFactory = Callable[[WebContext], Any]
+"""Builds the ASGI app the daemon serves.  The dashboard (``santorini_server.dashboard.app``)
+imports the server, so the server cannot import it: ``santorini serve`` passes its factory in;
+without one the daemon serves the job API alone."""
+
+
 def _tls_context(options: ServeOptions) -> ssl.SSLContext | None:
     if options.tls_cert is None:
         return None
@@ -84,8 +103,16 @@ def _tls_context(options: ServeOptions) -> ssl.SSLContext | None:
     return context
 
 
-async def serve(options: ServeOptions, say: Callable[[str], None] = print, drain: trio.Event | None = None) -> None:
-    """Run the daemon until SIGTERM/SIGINT (or ``drain`` is set), then drain and return."""
+async def serve(
+    options: ServeOptions,
+    say: Callable[[str], None] = print,
+    drain: trio.Event | None = None,
+    app_factory: AppFactory | None = None,
+) -> None:
+    """Run the daemon until SIGTERM/SIGINT (or ``drain`` is set), then drain and return.
+
+    ``app_factory`` builds the HTTP app (the dashboard's, SPEC.md section 17); None: the job API alone.
+    """
     from hypercorn.config import Config
     from hypercorn.trio import serve as hypercorn_serve
 
@@ -115,7 +142,8 @@ async def serve(options: ServeOptions, say: Callable[[str], None] = print, drain
     config.graceful_timeout = 1.0
     if tls is not None:
         config.certfile, config.keyfile = str(options.tls_cert), str(options.tls_key) if options.tls_key else None
-    app = create_app(store, registry, scheduler, admin_token)
+    web = WebContext(store, registry, scheduler, admin_token, secure=tls is not None)
+    app = app_factory(web) if app_factory is not None else create_app(store, registry, scheduler, admin_token)
     try:
         async with trio.open_nursery() as nursery:
             nursery.start_soon(_signals, drain)

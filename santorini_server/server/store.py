@@ -133,6 +133,13 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             PRIMARY KEY (bot_id, game_id, system)
         )""",
     ),
+    (
+        # 2: the dashboard's queries (SPEC.md section 17.1): a bot's games newest first, a run's
+        # games by number and the runs by state, each an index range scan, never a table scan.
+        "CREATE INDEX game_seats_bot_game ON game_seats(bot_id, game_id)",
+        "DROP INDEX game_seats_bot",
+        "CREATE INDEX runs_state ON runs(state, id)",
+    ),
 )
 
 
@@ -665,6 +672,82 @@ class Store:
             (bot.id, system),
         ).fetchall()
         return [RatingPoint(*row) for row in rows]
+
+    # --- the dashboard's queries (SPEC.md section 17.1): bounded, each an index range scan -------
+
+    def recent_runs(self, limit: int) -> list[Run]:
+        """The runs still queued or running, then the latest others, newest first; at most ``limit``."""
+        rows = self._conn.execute(
+            f"SELECT {self._RUN_COLUMNS} FROM runs ORDER BY state IN ('queued', 'running') DESC, id DESC LIMIT ?",
+            (limit,),
+        ).fetchall()
+        return [self._run(row) for row in rows]
+
+    def run_timing(self, run_id: int) -> tuple[int, str | None]:
+        """How many games of the run are indexed, and when the last one finished (None: none yet)."""
+        count, last = self._conn.execute("SELECT count(*), max(finished) FROM games WHERE run_id = ?", (run_id,)).fetchone()
+        return int(count), last
+
+    def run_games_page(self, run_id: int, offset: int, limit: int) -> list[Game]:
+        """A run's games by number, ``limit`` of them from the ``offset``-th."""
+        rows = self._conn.execute(
+            f"SELECT {self._GAME_COLUMNS} FROM games WHERE run_id = ? ORDER BY number LIMIT ? OFFSET ?",
+            (run_id, limit, offset),
+        ).fetchall()
+        return [self._game(self._conn, row) for row in rows]
+
+    def termination_counts(self, run_id: int) -> list[tuple[str, int]]:
+        """How a run's games ended: (termination, games), most frequent first."""
+        rows = self._conn.execute(
+            "SELECT termination, count(*) AS n FROM games WHERE run_id = ? GROUP BY termination ORDER BY n DESC, termination",
+            (run_id,),
+        ).fetchall()
+        return [(str(t), int(n)) for t, n in rows]
+
+    def bot_games_page(self, name: str, offset: int, limit: int) -> list[Game]:
+        """A bot's games, newest first, ``limit`` of them from the ``offset``-th. Raises NoSuchBot."""
+        bot = self._find_bot(self._conn, name)
+        rows = self._conn.execute(
+            f"SELECT {', '.join('games.' + c for c in self._GAME_COLUMNS.split(', '))} FROM game_seats"
+            " JOIN games ON games.id = game_seats.game_id WHERE game_seats.bot_id = ?"
+            " GROUP BY games.id ORDER BY games.id DESC LIMIT ? OFFSET ?",
+            (bot.id, limit, offset),
+        ).fetchall()
+        return [self._game(self._conn, row) for row in rows]
+
+    def results_by_opponent(self, name: str) -> list[tuple[str, int, int, int, int]]:
+        """A bot's results against each bot it met: (opponent, games, placed ahead, behind, level),
+        by games played. Raises NoSuchBot."""
+        bot = self._find_bot(self._conn, name)
+        rows = self._conn.execute(
+            "SELECT bots.name, count(DISTINCT me.game_id), sum(me.place < op.place), sum(me.place > op.place),"
+            " sum(me.place = op.place) FROM game_seats AS me"
+            " JOIN game_seats AS op ON op.game_id = me.game_id AND op.seat != me.seat AND op.bot_id != me.bot_id"
+            " JOIN bots ON bots.id = op.bot_id WHERE me.bot_id = ? GROUP BY op.bot_id ORDER BY 2 DESC, bots.name",
+            (bot.id,),
+        ).fetchall()
+        return [(str(r[0]), int(r[1]), int(r[2]), int(r[3]), int(r[4])) for r in rows]
+
+    def results_by_gods(self, name: str) -> list[tuple[str, int, int, int]]:
+        """A bot's results by god pairing and its seat: (gods, seat, games, won), by games played.
+        Raises NoSuchBot."""
+        bot = self._find_bot(self._conn, name)
+        rows = self._conn.execute(
+            "SELECT games.gods, me.seat, count(*), sum(me.place = 1) FROM game_seats AS me"
+            " JOIN games ON games.id = me.game_id WHERE me.bot_id = ? GROUP BY games.gods, me.seat"
+            " ORDER BY 3 DESC, games.gods, me.seat",
+            (bot.id,),
+        ).fetchall()
+        return [(str(r[0]), int(r[1]), int(r[2]), int(r[3])) for r in rows]
+
+    def top_ratings(self, limit: int, system: str = RATING_SYSTEM) -> list[Rating]:
+        """The best ``limit`` ratings by ``mu - 3 sigma`` (the ladder's order)."""
+        rows = self._conn.execute(
+            "SELECT bots.name, system, mu, sigma, games, updated FROM ratings JOIN bots ON bots.id = bot_id"
+            " WHERE system = ? ORDER BY mu - 3 * sigma DESC, bots.name LIMIT ?",
+            (system, limit),
+        ).fetchall()
+        return [Rating(*row) for row in rows]
 
     # --- backup ---------------------------------------------------------------------------------
 

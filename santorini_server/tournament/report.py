@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 from ..records import GameRecord
 from ..stats.bradley_terry import format_joint_columns
 from ..stats.elo import _fixed
-from ..stats.standings import Standings
+from ..stats.standings import RankingRow, Standings
 from ..termination import Termination
 from .scoring import LOSS_COLUMNS, count_game, empty_standings, loss_rows, versus
 
@@ -48,6 +48,8 @@ __all__ = [
     "game_blocks",
     "numbered",
     "score_history",
+    "standings_tables",
+    "thin_points",
 ]
 
 BLOCK_SIZE = 100
@@ -203,6 +205,17 @@ def build_report(
     )
 
 
+def standings_tables(
+    standings: Standings | NSeatStandings, *, crosstable: bool = True, ranking: list[RankingRow] | None = None
+) -> tuple[Table, Table | None, Table]:
+    """The standings, the crosstable (None for three and four seats, or not asked for) and the
+    losses table of ``standings``, as the report shows them (the daemon's run page shows them).
+
+    ``ranking``: ``standings.ranking()`` made already (two seats; it costs a pass over every game)."""
+    cross = _crosstable(standings) if crosstable and isinstance(standings, Standings) else None
+    return _standings_table(standings, ranking), cross, _losses_table(standings, list(standings.engines))
+
+
 def _game_row(number: int, record: GameRecord, block: Block, index: int) -> GameRow:
     tags = dict(record.tags)  # one pass over the tags, not one per field: 10,000 rows at each rewrite
     gods = tags["Gods"]
@@ -216,7 +229,7 @@ def _game_row(number: int, record: GameRecord, block: Block, index: int) -> Game
     return GameRow(number, versus(players), gods, result, tags["Termination"], len(record.turns), block, index)
 
 
-def _standings_table(standings: Standings | NSeatStandings) -> Table:
+def _standings_table(standings: Standings | NSeatStandings, ranking: list[RankingRow] | None = None) -> Table:
     """The ranking the tournament prints, as cells (two seats: the joint Bradley-Terry rating
     with three or more engines, as in the final table)."""
     if not isinstance(standings, Standings):
@@ -224,7 +237,7 @@ def _standings_table(standings: Standings | NSeatStandings) -> Table:
     joint = len(standings.engines) > 2
     head = ("Rank", "Engine", "Elo", "+/-", "nElo", "+/-", "Games", "W", "L", "Score", "Ptnml(0-2)")
     cells = []
-    for r in standings.ranking(joint=joint):
+    for r in ranking if ranking is not None and not joint else standings.ranking(joint=joint):
         e = r.estimate
         nums = [_fixed(e.elo, 2), _fixed(e.error95, 2), _fixed(e.nelo, 2), _fixed(e.nelo_error95, 2)] if e.defined \
             else ["n/a"] * 4
@@ -317,10 +330,10 @@ def score_history(standings: Standings | NSeatStandings, limit: int = CHART_POIN
                         points[name] += ngame.points(seat) or 0.0
                         possible[name] += ngame.max_points
                 history[name].append((played, points[name] / possible[name] if possible[name] else 0.5))
-    return tuple(ChartLine(name, _thin(history[name], limit)) for name in names)
+    return tuple(ChartLine(name, thin_points(history[name], limit)) for name in names)
 
 
-def _thin(points: list[tuple[int, float]], limit: int) -> tuple[tuple[int, float], ...]:
+def thin_points(points: list[tuple[int, float]], limit: int) -> tuple[tuple[int, float], ...]:
     """At most ``limit`` points, evenly spaced, the first and last kept."""
     if len(points) <= limit:
         return tuple(points)
