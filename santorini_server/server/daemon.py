@@ -33,6 +33,7 @@ from .async_store import AsyncStore
 from .auth import StoreAuthenticator
 from .gateway import DEFAULT_BOT_PORT, Gateway, serve_bots
 from .ladder import Ladder
+from .live import LiveHub
 from .registry import BotRegistry
 from .remote_engine import RECONNECT_GRACE
 from .runs import RunScheduler
@@ -89,6 +90,8 @@ async def serve(options: ServeOptions, say: Callable[[str], None] = print, drain
     from hypercorn.config import Config
     from hypercorn.trio import serve as hypercorn_serve
 
+    from ..dashboard.live_routes import live_routes
+    from ..dashboard.static_files import static_mount
     from .api import create_app
 
     begun = time.monotonic()
@@ -98,11 +101,14 @@ async def serve(options: ServeOptions, say: Callable[[str], None] = print, drain
     registry = BotRegistry()
     authenticator = StoreAuthenticator(store)
     gateway = Gateway(authenticator, registry)
-    scheduler = RunScheduler(store, registry, drain=drain, drain_timeout=options.drain_timeout, grace=options.reconnect_grace)
+    hub = LiveHub()
+    scheduler = RunScheduler(
+        store, registry, drain=drain, drain_timeout=options.drain_timeout, grace=options.reconnect_grace, hub=hub
+    )
     ladder = (
         Ladder(
             store, registry, drain=drain, drain_timeout=options.drain_timeout, grace=options.reconnect_grace,
-            tc=options.ladder_tc, gods=options.ladder_gods, concurrency=options.ladder_concurrency,
+            tc=options.ladder_tc, gods=options.ladder_gods, concurrency=options.ladder_concurrency, hub=hub,
         )
         if options.ladder
         else None
@@ -116,6 +122,7 @@ async def serve(options: ServeOptions, say: Callable[[str], None] = print, drain
     if tls is not None:
         config.certfile, config.keyfile = str(options.tls_cert), str(options.tls_key) if options.tls_key else None
     app = create_app(store, registry, scheduler, admin_token)
+    app.router.routes.extend([*live_routes(store, scheduler, hub), static_mount()])
     try:
         async with trio.open_nursery() as nursery:
             nursery.start_soon(_signals, drain)

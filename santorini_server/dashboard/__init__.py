@@ -1,0 +1,1 @@
+"""The daemon's web dashboard (SPEC.md section 17)."""
