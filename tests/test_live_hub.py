@@ -15,10 +15,10 @@ import trio
 import trio.testing
 
 from santorini_server.adjudicator import GameSetup, parse_tc
+from santorini_server.records.replay import replay_record
 from santorini_server.referee import Engine
 from santorini_server.referee.engine_spec import parse_engine_spec
 from santorini_server.referee.slots import play_or_forfeit
-from santorini_server.records.replay import replay_record
 from santorini_server.server.live import BadTopic, GameFeed, LiveHub, TooManyViewers, Viewer
 
 
@@ -54,8 +54,7 @@ async def play(hub: LiveHub, number: int = 1, *, during: Any = None) -> Any:
 
         def getter(spec: Any) -> Any:
             async def get() -> Engine:
-                engine = await Engine.start(nursery, spec)
-                return engine
+                return await Engine.start(nursery, spec)
             return get
 
         setup = GameSetup(gods=("apollo", "pan"), tcs=(parse_tc("10+0.1"),) * 2, game_number=number)

@@ -23,7 +23,7 @@
   var SWAP_IDS = ["runs", "progress", "standings", "games"];
   var socket = null, delay = 500, seq = null, closing = false;
   var clocks = null, toMove = 0, clockSince = 0, over = false, ticker = null;
-  var geometry = null, boards = {};
+  var geometry = null, boards = {}, seatNames = [];
   window.liveLatencies = [];  /* per turn: ms from the referee's ruling to this page's DOM update */
 
   function $(id) { return document.getElementById(id); }
@@ -67,6 +67,7 @@
         termination: "", words: "in progress", problem: null, p: g.p, t: g.t
       });
       $("result").textContent = "In progress";
+      seatNames = g.seats.map(function (s, i) { return "S" + (i + 1) + " " + s.player + " (" + s.god + ")"; });
       seq = g.seq;
       setClocks(g.clocks, g.to_move, performance.now() - g.elapsed_ms);
       status("Live: turn " + seq + " played");
@@ -120,12 +121,11 @@
   function drawClocks() {
     var list = $("clocks");
     if (!list || !clocks) { return; }
-    var seats = document.querySelectorAll("#seats li");
     while (list.children.length < clocks.length) { list.appendChild(document.createElement("li")); }
     clocks.forEach(function (ms, i) {
       var li = list.children[i], running = !over && toMove === i + 1;
       var left = ms === null ? null : ms - (running ? performance.now() - clockSince : 0);
-      var who = seats[i] ? seats[i].textContent.split(" \u2014 ").slice(0, 2).join(" \u2014 ") : "seat " + (i + 1);
+      var who = seatNames[i] || "seat " + (i + 1);
       li.textContent = who + ": " + (left === null ? "no clock" : clockText(left));
       li.className = running ? "running" : "";
       li.dataset.ms = left === null ? "" : Math.round(left);
