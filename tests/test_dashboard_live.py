@@ -75,37 +75,50 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         assert daemon.stop() == 0
 
 
-async def next_event(ws: Any, within: float = 30) -> dict[str, Any]:
-    with trio.fail_after(within):
-        return json.loads(await ws.get_message())
+class Events:
+    """A WebSocket's events one by one (a message holds one event, or several as an array)."""
+
+    def __init__(self, ws: Any) -> None:
+        self.ws = ws
+        self.pending: list[dict[str, Any]] = []
+
+    async def next(self, within: float = 30) -> dict[str, Any]:
+        while not self.pending:
+            with trio.fail_after(within):
+                data = json.loads(await self.ws.get_message())
+            self.pending.extend(data if isinstance(data, list) else [data])
+        return self.pending.pop(0)
 
 
 async def first_game(server: Server, run_id: int) -> str:
     """The key of the first game of run ``run_id`` to start (read from the home topic)."""
-    async with open_websocket_url(server.ws + "?topic=home") as home:
-        assert (await next_event(home))["type"] == "snapshot"
+    async with open_websocket_url(server.ws + "?topic=home") as ws:
+        home = Events(ws)
+        assert (await home.next())["type"] == "snapshot"
         while True:
-            event = await next_event(home, 60)
+            event = await home.next(60)
             if event["type"] == "started" and event["run"] == run_id:
                 return str(event["game"])
 
 
 async def test_twenty_viewers_each_receive_every_turn_in_order(server: Server) -> None:
-    async with open_websocket_url(server.ws + "?topic=home") as home:
-        assert (await next_event(home))["type"] == "snapshot"
+    async with open_websocket_url(server.ws + "?topic=home") as ws:
+        home = Events(ws)
+        assert (await home.next())["type"] == "snapshot"
         run_id = await trio.to_thread.run_sync(server.submit, "3+0.05")
-        while (event := await next_event(home, 60))["type"] != "started" or event["run"] != run_id:
+        while (event := await home.next(60))["type"] != "started" or event["run"] != run_id:
             pass
         key = event["game"]
     seen: list[dict[str, Any]] = []
 
     async def viewer() -> None:
         async with open_websocket_url(f"{server.ws}?topic=game:{key}") as ws:
-            snapshot = await next_event(ws)
+            events = Events(ws)
+            snapshot = await events.next()
             assert snapshot["type"] == "snapshot" and snapshot["game"]["game"] == key
             turns = [t["s"] for t in snapshot["game"]["t"]]
             seqs = []
-            while (event := await next_event(ws))["type"] != "recorded":
+            while (event := await events.next())["type"] != "recorded":
                 if event["type"] == "turn":
                     seqs.append(event["seq"])
                     turns.append(event["stn"])

@@ -2,8 +2,9 @@
 games being played ``/live`` (SPEC.md section 17.3).
 
 A thin trio shell over :class:`~santorini_server.server.live.LiveHub`: a WebSocket subscribes to
-one topic, then one task forwards its queue to the socket while another reads (and discards)
-what the browser sends, to notice it leaving.  A send that takes longer than
+one topic, then one task forwards its queue to the socket (at most one message per
+:data:`COALESCE` seconds, several events then going as one JSON array) while another reads (and
+discards) what the browser sends, to notice it leaving.  A send that takes longer than
 :data:`SEND_TIMEOUT` drops the viewer as a full queue does.  The game page is the replay
 viewer's own markup and script (:mod:`santorini_server.viewer`), fed by ``live.js`` from the
 game's snapshot and turn events while it plays, and rendered from the record once it is in the
@@ -36,8 +37,19 @@ from ..viewer.svg import DEFS, ISO_BOX, STYLE, TOP_BOX, geometry
 
 __all__ = ["live_routes", "SECURITY_HEADERS", "SEND_TIMEOUT"]
 
-SEND_TIMEOUT = 10.0
+SEND_TIMEOUT = 2.0
 """Seconds one message may take to reach a viewer's socket before the viewer is dropped."""
+SEND_SLOTS = 4
+"""WebSocket sends in progress at once.  The games and the viewers share one trio loop, which runs
+every runnable task before it looks at the engines' pipes again: 200 viewers woken by one turn
+would all send in that round (a few hundred microseconds each), while the reply of the next
+engine waits.  With a few slots a round holds at most a few sends, so a game's next step comes
+after milliseconds, not tens of them; the viewers' messages queue meanwhile (and coalesce)."""
+COALESCE = 0.05
+"""A viewer gets at most one WebSocket message per this many seconds: events queued meanwhile go
+together, as one JSON array.  A game whose turns come slower than that (any real time control)
+has each turn sent at once; fast games (instant engines: hundreds of turns a second) would
+otherwise cost every viewer one frame a turn, on the loop that also times the games."""
 SECURITY_HEADERS = {
     "Content-Security-Policy": (
         "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
@@ -81,6 +93,7 @@ def find_record(directory: Path, number: int) -> GameRecord | None:
 
 def live_routes(store: AsyncStore, scheduler: RunScheduler, hub: LiveHub) -> list[BaseRoute]:
     """The routes of the live dashboard over the daemon's store, runs and hub."""
+    slots = trio.Semaphore(SEND_SLOTS)
     board: dict[str, Any] = {"defs": Markup(DEFS), "board_css": Markup(STYLE), "iso_box": " ".join(map(str, ISO_BOX)),
              "top_box": " ".join(map(str, TOP_BOX))}
 
@@ -133,9 +146,14 @@ def live_routes(store: AsyncStore, scheduler: RunScheduler, hub: LiveHub) -> lis
         try:
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(_until_gone, socket, nursery.cancel_scope)
+                sent = -COALESCE
                 async for text in viewer.receive:
-                    with trio.move_on_after(SEND_TIMEOUT) as sending:
-                        await socket.send_text(text)
+                    await trio.sleep_until(sent + COALESCE)
+                    async with slots:
+                        queued = _queued(viewer.receive)
+                        with trio.move_on_after(SEND_TIMEOUT) as sending:
+                            await socket.send_text("[" + ",".join([text, *queued]) + "]" if queued else text)
+                    sent = trio.current_time()
                     if sending.cancelled_caught:
                         viewer.dropped = f"too slow: a message took over {SEND_TIMEOUT:g} s to send"
                         break
@@ -153,6 +171,16 @@ def live_routes(store: AsyncStore, scheduler: RunScheduler, hub: LiveHub) -> lis
         Route("/live", live_page, methods=["GET"]),
         Route("/dashboard/board.css", board_css, methods=["GET"]),
     ]
+
+
+def _queued(receive: trio.MemoryReceiveChannel[str]) -> list[str]:
+    """Every message waiting in ``receive`` now."""
+    out = []
+    while True:
+        try:
+            out.append(receive.receive_nowait())
+        except (trio.WouldBlock, trio.EndOfChannel):
+            return out
 
 
 async def _until_gone(socket: WebSocket, scope: trio.CancelScope) -> None:

@@ -126,6 +126,7 @@ class GameFeed:
         self.over_event = {
             "type": "over", "game": self.key, "run": self.run_id, "number": self.number,
             "result": report.record.result, "termination": report.record.termination, "detail": outcome.detail,
+            "turns": len(report.record.turns),
             "words": outcome.reason(self.names), "t": self.hub.clock(),
         }
         self.hub._game_over(self)

@@ -34,7 +34,10 @@
     var scheme = location.protocol === "https:" ? "wss://" : "ws://";
     socket = new WebSocket(scheme + location.host + "/ws?topic=" + encodeURIComponent(topic));
     socket.onopen = function () { delay = 500; };
-    socket.onmessage = function (e) { receive(JSON.parse(e.data)); };
+    socket.onmessage = function (e) {  /* one event, or several queued together as an array */
+      var data = JSON.parse(e.data);
+      (Array.isArray(data) ? data : [data]).forEach(receive);
+    };
     socket.onclose = function (e) {
       socket = null;
       if (closing) { return; }
