@@ -43,6 +43,7 @@ def serve(
     """Keep a referee running: the job API, the bot port and the runs, until SIGTERM or Ctrl-C."""
     import trio
 
+    from ..dashboard.live_routes import dashboard_routes
     from ..server.daemon import DEFAULT_HTTP_PORT, ServeOptions, parse_host_port
     from ..server.daemon import serve as run_daemon
     from ..server.store import StoreError
@@ -63,7 +64,7 @@ def serve(
             ladder_gods=gods,
             ladder_concurrency=concurrency,
         )
-        trio.run(run_daemon, options, lambda line: click.echo(line, err=True))
+        trio.run(run_daemon, options, lambda line: click.echo(line, err=True), None, dashboard_routes)
     except (ValueError, StoreError, PermissionError) as exc:
         raise click.ClickException(str(exc)) from None
     except OSError as exc:

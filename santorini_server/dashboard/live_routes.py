@@ -28,14 +28,16 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from ..records import GameRecord, read_archive
 from ..server.async_store import AsyncStore
+from ..server.daemon import Services
 from ..server.live import BadTopic, LiveHub, TooManyViewers, game_key
 from ..server.runs import RunScheduler
 from ..server.store import NoSuchGame, Store
 from ..tournament.output import ARCHIVE
 from ..viewer.model import game_data
 from ..viewer.svg import DEFS, ISO_BOX, STYLE, TOP_BOX, geometry
+from .static_files import static_mount
 
-__all__ = ["live_routes", "SECURITY_HEADERS", "SEND_TIMEOUT"]
+__all__ = ["live_routes", "dashboard_routes", "SECURITY_HEADERS", "SEND_TIMEOUT", "COALESCE", "SEND_SLOTS"]
 
 SEND_TIMEOUT = 2.0
 """Seconds one message may take to reach a viewer's socket before the viewer is dropped."""
@@ -181,6 +183,11 @@ def _queued(receive: trio.MemoryReceiveChannel[str]) -> list[str]:
             out.append(receive.receive_nowait())
         except (trio.WouldBlock, trio.EndOfChannel):
             return out
+
+
+def dashboard_routes(services: Services) -> list[BaseRoute]:
+    """Every route the dashboard adds to the daemon (``santorini serve`` passes this to the daemon)."""
+    return [*live_routes(services.store, services.scheduler, services.hub), static_mount()]
 
 
 async def _until_gone(socket: WebSocket, scope: trio.CancelScope) -> None:

@@ -21,13 +21,14 @@ from __future__ import annotations
 import signal
 import ssl
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
 import structlog
 import trio
+from starlette.routing import BaseRoute
 
 from .async_store import AsyncStore
 from .auth import StoreAuthenticator
@@ -40,7 +41,7 @@ from .runs import RunScheduler
 from .store import DEFAULT_DATA_DIR
 from .tokens import ADMIN_TOKEN_FILE, ensure_admin_token
 
-__all__ = ["ServeOptions", "serve", "DEFAULT_HTTP_PORT", "parse_host_port"]
+__all__ = ["ServeOptions", "Services", "serve", "DEFAULT_HTTP_PORT", "parse_host_port"]
 
 _log = structlog.get_logger("santorini.serve")
 
@@ -85,13 +86,31 @@ def _tls_context(options: ServeOptions) -> ssl.SSLContext | None:
     return context
 
 
-async def serve(options: ServeOptions, say: Callable[[str], None] = print, drain: trio.Event | None = None) -> None:
-    """Run the daemon until SIGTERM/SIGINT (or ``drain`` is set), then drain and return."""
+@dataclass(frozen=True)
+class Services:
+    """The daemon's parts that HTTP routes are built on (the job API's and the dashboard's)."""
+
+    store: AsyncStore
+    registry: BotRegistry
+    scheduler: RunScheduler
+    hub: LiveHub
+    """Games as they are played, for the dashboard's WebSocket (SPEC.md section 17.3)."""
+    admin_token: str
+
+
+async def serve(
+    options: ServeOptions,
+    say: Callable[[str], None] = print,
+    drain: trio.Event | None = None,
+    routes: Callable[[Services], Sequence[BaseRoute]] | None = None,
+) -> None:
+    """Run the daemon until SIGTERM/SIGINT (or ``drain`` is set), then drain and return.
+
+    ``routes`` adds HTTP routes built on the daemon's parts (``santorini serve``: the dashboard).
+    """
     from hypercorn.config import Config
     from hypercorn.trio import serve as hypercorn_serve
 
-    from ..dashboard.live_routes import live_routes
-    from ..dashboard.static_files import static_mount
     from .api import create_app
 
     begun = time.monotonic()
@@ -122,7 +141,8 @@ async def serve(options: ServeOptions, say: Callable[[str], None] = print, drain
     if tls is not None:
         config.certfile, config.keyfile = str(options.tls_cert), str(options.tls_key) if options.tls_key else None
     app = create_app(store, registry, scheduler, admin_token)
-    app.router.routes.extend([*live_routes(store, scheduler, hub), static_mount()])
+    if routes is not None:  # the dashboard's pages (a layer above this one: santorini serve passes them)
+        app.router.routes.extend(routes(Services(store, registry, scheduler, hub, admin_token)))
     try:
         async with trio.open_nursery() as nursery:
             nursery.start_soon(_signals, drain)
