@@ -32,7 +32,15 @@ class Server:
         self.admin = admin
         self.ws = daemon.url.replace("http://", "ws://") + "/ws"
 
+    def wait_bots(self, timeout: float = 30) -> None:
+        """Both bots logged in (a bridge reconnects after a lost connection, with back-off)."""
+        deadline = time.monotonic() + timeout
+        while sum(bot["connected"] for bot in self.daemon.http.get("/api/bots").json()) < len(BOTS):
+            assert time.monotonic() < deadline, "the bots did not connect"
+            time.sleep(0.1)
+
     def submit(self, tc: str) -> int:
+        self.wait_bots()
         response = self.daemon.http.post(
             "/api/runs", json={"engines": list(BOTS), "rounds": 1, "tc": tc, "concurrency": 1},
             headers={"Authorization": f"Bearer {self.admin}"},
@@ -40,12 +48,13 @@ class Server:
         assert response.status_code == 201, response.text
         return int(response.json()["id"])
 
-    def wait_run(self, run_id: int, timeout: float = 90) -> dict[str, Any]:
+    def wait_run(self, run_id: int, timeout: float = 90) -> None:
+        """Wait for the run's end (cancelling it would cut its remote bots off mid-game, and the
+        next run would find them reconnecting)."""
         deadline = time.monotonic() + timeout
         while (run := self.daemon.http.get(f"/api/runs/{run_id}").json())["state"] not in ("finished", "cancelled"):
             assert time.monotonic() < deadline, run
             time.sleep(0.1)
-        return run
 
 
 @pytest.fixture(scope="module")
@@ -62,10 +71,6 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
                 [*CLI, "connect", f"tcp://127.0.0.1:{daemon.bot_port}", "--bot", name, "--token-file", str(token), "alphabeta"],
                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, text=True,
             ))
-        deadline = time.monotonic() + 30
-        while sum(bot["connected"] for bot in daemon.http.get("/api/bots").json()) < len(BOTS):
-            assert time.monotonic() < deadline, "the bots did not connect"
-            time.sleep(0.1)
         yield Server(daemon, (data / "admin.token").read_text().strip())
     finally:
         for bridge in bridges:
@@ -166,7 +171,7 @@ def test_a_browser_watches_a_game_live_then_sees_its_record(server: Server, chro
     chromium.driver.get(server.daemon.url + "/live")
     deadline = time.monotonic() + 20
     while not chromium.js(f"return !!document.querySelector('#live-games a[data-game=\"{key}\"] svg .cell');"):
-        assert time.monotonic() < deadline, chromium.js("return document.body.innerHTML;")
+        assert time.monotonic() < deadline, (server.daemon.http.get(f"/api/runs/{run_id}").json(), server.daemon.lines[-20:])
         time.sleep(0.05)
     href = chromium.js(f"return document.querySelector('#live-games a[data-game=\"{key}\"]').getAttribute('href');")
     assert href == f"/games/{key}"
