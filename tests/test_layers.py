@@ -66,17 +66,18 @@ LAYERS: dict[str, Layer] = {
     ),
     # the daemon plays runs with the tournament runner and serves the job API (Starlette on Hypercorn)
     "server": _layer(
-        "rules sei termination records stats adjudicator process referee tournament",
+        "rules sei termination records stats adjudicator process referee tournament viewer",
         "trio structlog msgspec starlette hypercorn",
     ),
-    # the dashboard: pages over the server's store and scheduler (the daemon takes its app factory)
+    # the daemon's web pages: over the server's store and live hub, drawn with the viewer's code;
+    # santorini serve (cli) hands them to the daemon, which does not import them
     "dashboard": _layer(
-        "rules termination records stats adjudicator referee tournament viewer server",
+        "rules sei termination records stats adjudicator process referee tournament viewer server",
         "trio structlog msgspec starlette jinja2 markupsafe",
     ),
     "cli": _layer(
-        "rules sei termination records stats adjudicator process referee check tournament backends render viewer server"
-        " dashboard",
+        "rules sei termination records stats adjudicator process referee check tournament backends render viewer server "
+        "dashboard",
         "click trio structlog httpx",
     ),
 }

@@ -140,6 +140,16 @@ class Adjudicator:
         return tuple(turn_record(stn, ms, info) for stn, ms, info in self._played)
 
     @property
+    def turn_count(self) -> int:
+        """How many turns have been played (cheap: a live observer reads it after every ruling)."""
+        return len(self._played)
+
+    def turn_at(self, k: int) -> TurnRecord:
+        """The ``k``-th turn played (from 0) as the record will hold it."""
+        stn, ms, info = self._played[k]
+        return turn_record(stn, ms, info)
+
+    @property
     def outcome(self) -> Outcome | None:
         """How the game ended, or None while it goes on."""
         return self._outcome

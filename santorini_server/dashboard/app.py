@@ -1,5 +1,6 @@
-"""The daemon's HTTP app with the dashboard: the job API, the pages, the static files and the
-security headers on every response (SPEC.md section 17).
+"""The daemon's HTTP app with the dashboard: the job API, the pages, the live games (the
+WebSocket and the game pages), the static files and the security headers on every response
+(SPEC.md section 17).
 
 ``santorini serve`` passes :func:`dashboard_app` to the daemon as its app factory (the server
 layer cannot import the dashboard, which imports it).
@@ -15,6 +16,7 @@ from starlette.applications import Starlette
 
 from ..server.api import create_app
 from ..server.daemon import WebContext
+from .live_routes import live_routes
 from .pages import page_routes, warm_standings
 from .run_standings import StandingsCache
 from .security import SecurityHeaders
@@ -32,6 +34,7 @@ def dashboard_app(web: WebContext) -> Starlette:
     app.router.routes.extend(
         page_routes(web.store, web.registry, web.scheduler, web.admin_token, secure=web.secure, cache=cache)
     )
+    app.router.routes.extend(live_routes(web.store, web.scheduler, web.hub))
     app.add_middleware(SecurityHeaders)
 
     @asynccontextmanager

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import datetime
 from collections.abc import Sequence
+from typing import Protocol
 
 import trio
 
@@ -37,7 +38,25 @@ from ..adjudicator import (
 from ..termination import Termination
 from .engine import Engine, EngineFailure, live_games
 
-__all__ = ["play_game", "play_seated", "ask_engine", "rule_missed_deadline", "forfeit", "record_date"]
+__all__ = ["play_game", "play_seated", "ask_engine", "rule_missed_deadline", "forfeit", "record_date", "GameObserver"]
+
+
+class GameObserver(Protocol):
+    """Watches one game as it is played (the server's live dashboard, SPEC.md section 17.3).
+
+    Each method is called synchronously from the game's own task, right after the adjudicator
+    has ruled, so it must not block or await: it reads the adjudicator and returns.  A game
+    played without an observer pays one ``is None`` test per turn.
+    """
+
+    def started(self, adjudicator: Adjudicator, names: Sequence[str]) -> None:
+        """The game begins (before its engines are readied)."""
+
+    def step(self, adjudicator: Adjudicator) -> None:
+        """The adjudicator has ruled on one reply (usually a turn played: compare its turn count)."""
+
+    def over(self, report: GameReport) -> None:
+        """The game has ended (not called for a game cancelled from outside)."""
 
 
 def record_date() -> str:
@@ -78,7 +97,7 @@ async def rule_missed_deadline(engine: Engine, adjudicator: Adjudicator) -> Requ
     return step
 
 
-async def play_game(engines: Sequence[Engine], setup: GameSetup) -> GameReport:
+async def play_game(engines: Sequence[Engine], setup: GameSetup, *, observer: GameObserver | None = None) -> GameReport:
     """Play one game; ``engines[0]`` is player 1, one engine per seat.  Never raises for engine
     misbehaviour.
 
@@ -91,12 +110,18 @@ async def play_game(engines: Sequence[Engine], setup: GameSetup) -> GameReport:
     adjudicator = Adjudicator(setup)
     if len(engines) != adjudicator.nseats:
         raise ValueError(f"{len(engines)} engines for a {adjudicator.nseats}-seat game")
-    return await play_seated(adjudicator, dict(enumerate(engines)), [e.name for e in engines])
+    names = [e.name for e in engines]
+    if observer is not None:
+        observer.started(adjudicator, names)
+    return await play_seated(adjudicator, dict(enumerate(engines)), names, observer=observer)
 
 
-async def play_seated(adjudicator: Adjudicator, engines: dict[int, Engine], names: Sequence[str]) -> GameReport:
+async def play_seated(
+    adjudicator: Adjudicator, engines: dict[int, Engine], names: Sequence[str], *, observer: GameObserver | None = None
+) -> GameReport:
     """:func:`play_game` from a fresh adjudicator that may already have been told of seats that
     forfeited (an engine that could not be started); ``engines`` has an engine for every other seat.
+    ``observer`` (already told the game started) is told of every ruling and of the end.
     """
     setup = adjudicator.setup
     gods = adjudicator.position.gods
@@ -129,13 +154,19 @@ async def play_seated(adjudicator: Adjudicator, engines: dict[int, Engine], name
                 if n != 3:
                     while isinstance(step, Request):
                         step = await ask_engine(engines[step.seat], adjudicator, step, deadline=deadline, ping=setup.ping)
+                        if observer is not None:
+                            observer.step(adjudicator)
                 else:  # a turn may eliminate a seat: its engine is told before the game goes on
                     out = len(adjudicator.eliminations)
                     while isinstance(step, Request) and len(adjudicator.eliminations) == out:
                         step = await ask_engine(engines[step.seat], adjudicator, step, deadline=deadline, ping=setup.ping)
+                        if observer is not None:
+                            observer.step(adjudicator)
             if deadline.cancelled_caught:  # the deadline fired during this request's turn
                 assert isinstance(step, Request)
                 step = await rule_missed_deadline(engines[step.seat], adjudicator)
+                if observer is not None:
+                    observer.step(adjudicator)
             if isinstance(step, Request):
                 await _tell_eliminated(engines, adjudicator, told)
     finally:
@@ -149,7 +180,10 @@ async def play_seated(adjudicator: Adjudicator, engines: dict[int, Engine], name
             for seat, engine in engines.items():
                 if seat not in told:
                     await engine.send_result(step.placings, step.termination)
-    return adjudicator.report(names, date=record_date())
+    report = adjudicator.report(names, date=record_date())
+    if observer is not None:
+        observer.over(report)
+    return report
 
 
 async def _tell_eliminated(engines: dict[int, Engine], adjudicator: Adjudicator, told: set[int]) -> None:

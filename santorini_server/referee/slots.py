@@ -16,7 +16,7 @@ import trio
 from ..adjudicator import Adjudicator, GameReport, GameSetup
 from .engine import Engine, EngineFailure, IoLog
 from .engine_spec import EngineSpec
-from .game import forfeit, play_seated, record_date
+from .game import GameObserver, forfeit, play_seated, record_date
 
 __all__ = ["EngineSlot", "EnginePool", "play_or_forfeit", "ENGINES_PER_WORKER"]
 
@@ -81,7 +81,11 @@ class EnginePool:
 
 
 async def play_or_forfeit(
-    engines: Sequence[Callable[[], Awaitable[Engine]]], setup: GameSetup, names: Sequence[str]
+    engines: Sequence[Callable[[], Awaitable[Engine]]],
+    setup: GameSetup,
+    names: Sequence[str],
+    *,
+    observer: GameObserver | None = None,
 ) -> GameReport:
     """Get each seat's engine (``engines[i]()`` for seat ``i + 1``) and play the game.
 
@@ -90,6 +94,8 @@ async def play_or_forfeit(
     (SPEC.md section 15.2) and the others play on.
     """
     adjudicator = Adjudicator(setup)
+    if observer is not None:
+        observer.started(adjudicator, names)
     started: dict[int, Engine] = {}
     for seat, get in enumerate(engines):
         try:
@@ -97,5 +103,8 @@ async def play_or_forfeit(
         except EngineFailure as failure:
             forfeit(adjudicator, seat, failure)
             if adjudicator.outcome is not None:
-                return adjudicator.report(names, date=record_date())
-    return await play_seated(adjudicator, started, names)
+                report = adjudicator.report(names, date=record_date())
+                if observer is not None:
+                    observer.over(report)
+                return report
+    return await play_seated(adjudicator, started, names, observer=observer)

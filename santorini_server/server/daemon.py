@@ -34,6 +34,7 @@ from .async_store import AsyncStore
 from .auth import StoreAuthenticator
 from .gateway import DEFAULT_BOT_PORT, Gateway, serve_bots
 from .ladder import Ladder
+from .live import LiveHub
 from .registry import BotRegistry
 from .remote_engine import RECONNECT_GRACE
 from .runs import RunScheduler
@@ -84,6 +85,8 @@ class WebContext:
     store: AsyncStore
     registry: BotRegistry
     scheduler: RunScheduler
+    hub: LiveHub
+    """Games as they are played, for the dashboard's WebSocket (SPEC.md section 17.3)."""
     admin_token: str
     secure: bool
     """The HTTP port speaks TLS (cookies are marked ``Secure``)."""
@@ -125,11 +128,14 @@ async def serve(
     registry = BotRegistry()
     authenticator = StoreAuthenticator(store)
     gateway = Gateway(authenticator, registry)
-    scheduler = RunScheduler(store, registry, drain=drain, drain_timeout=options.drain_timeout, grace=options.reconnect_grace)
+    hub = LiveHub()
+    scheduler = RunScheduler(
+        store, registry, drain=drain, drain_timeout=options.drain_timeout, grace=options.reconnect_grace, hub=hub
+    )
     ladder = (
         Ladder(
             store, registry, drain=drain, drain_timeout=options.drain_timeout, grace=options.reconnect_grace,
-            tc=options.ladder_tc, gods=options.ladder_gods, concurrency=options.ladder_concurrency,
+            tc=options.ladder_tc, gods=options.ladder_gods, concurrency=options.ladder_concurrency, hub=hub,
         )
         if options.ladder
         else None
@@ -142,7 +148,7 @@ async def serve(
     config.graceful_timeout = 1.0
     if tls is not None:
         config.certfile, config.keyfile = str(options.tls_cert), str(options.tls_key) if options.tls_key else None
-    web = WebContext(store, registry, scheduler, admin_token, secure=tls is not None)
+    web = WebContext(store, registry, scheduler, hub, admin_token, secure=tls is not None)
     app = app_factory(web) if app_factory is not None else create_app(store, registry, scheduler, admin_token)
     try:
         async with trio.open_nursery() as nursery:

@@ -34,6 +34,7 @@ from ..referee.slots import play_or_forfeit
 from ..stats.weng_lin import WENG_LIN_MU, WENG_LIN_SIGMA
 from ..tournament.schedule import parse_gods_list
 from .async_store import AsyncStore
+from .live import LiveHub
 from .registry import BotRegistry
 from .runs import REMOTE_CMD, RUNS_DIR, IndexedFiles, lease_remote, reconcile
 from .store import Store
@@ -99,7 +100,10 @@ class Ladder:
         tc: str = "10+0.1",
         gods: str = "mortal/mortal",
         concurrency: int = 1,
+        hub: LiveHub | None = None,
     ) -> None:
+        self.hub = hub
+        self.run_id = 0
         self.tc: TimeControl = parse_tc(tc)
         matchups = parse_gods_list(gods, 2)
         if matchups is None:
@@ -128,9 +132,10 @@ class Ladder:
         else:
             run_id = (await self.store.write(Store.create_run, "ladder", self.settings)).id
             await self.store.write(Store.set_run_state, run_id, "running")
+        self.run_id = run_id
         directory = self.store.data_dir / RUNS_DIR / str(run_id)
         await reconcile(self.store, run_id, directory)
-        files = IndexedFiles(directory, self.store, run_id)
+        files = IndexedFiles(directory, self.store, run_id, self.hub)
         records, _ = await trio.to_thread.run_sync(files.open)
         for record in records:
             self._count(record)
@@ -188,13 +193,16 @@ class Ladder:
             setup = GameSetup.for_specs(specs, self.tc, gods=gods, event=LADDER_EVENT, round=str(number), game_number=number)
             async with trio.open_nursery() as engines, AsyncExitStack() as held:
                 getters = [self._getter(spec, engines, held) for spec in specs]
-                report = await play_or_forfeit(getters, setup, list(seats))
+                observer = self.hub.feed(self.run_id, number) if self.hub is not None else None
+                report = await play_or_forfeit(getters, setup, list(seats), observer=observer)
             with trio.CancelScope(shield=True):  # a finished game is recorded, even during the drain's cancel
                 await files.append(report.record)
             log.info("ladder game", game=number, white=seats[0], black=seats[1], result=report.record.result,
                      termination=report.record.termination)
         finally:
             self.busy.difference_update(seats)
+            if self.hub is not None:
+                self.hub.abandoned(self.run_id, number)  # a game recorded is no longer live: nothing to do
 
     async def _spec(self, name: str) -> EngineSpec:
         bot = await self.store.read(Store.bot, name)

@@ -39,9 +39,10 @@ from ..tournament.output import ARCHIVE, TournamentFiles
 from ..tournament.runner import LocalBackend, LostGame, run_tournament
 from ..tournament.schedule import ScheduledGame
 from .async_store import AsyncStore
+from .live import LiveHub
 from .registry import BotRegistry
 from .remote_engine import RECONNECT_GRACE, RemoteEngine
-from .store import BadRunState, DuplicateGame, NewGame, RunKind, Store
+from .store import BadRunState, DuplicateGame, Game, NewGame, RunKind, RunState, Store
 
 __all__ = [
     "REMOTE_CMD", "RUNS_DIR", "run_settings", "index_game", "IndexedFiles", "RunScheduler", "lease_remote", "reconcile",
@@ -82,9 +83,9 @@ def run_settings(store: Store, request: dict[str, Any]) -> tuple[Settings, RunKi
     return settings, "match" if len(specs) == 2 else "tournament"
 
 
-def index_game(store: Store, run_id: int, record: GameRecord) -> None:
+def index_game(store: Store, run_id: int, record: GameRecord) -> Game | None:
     """Index one finished game of a run and rate its players (one transaction); a game indexed
-    already is left alone."""
+    already is left alone (None)."""
     number = record.game_number
     assert number is not None
     placings = record.placings
@@ -104,22 +105,26 @@ def index_game(store: Store, run_id: int, record: GameRecord) -> None:
         turns=len(record.turns),
     )
     try:
-        store.record_game(game, ratings)
+        return store.record_game(game, ratings)
     except DuplicateGame:
-        pass
+        return None
 
 
 class IndexedFiles(TournamentFiles):
-    """A run's files: each game appended (fsync'd) to the archive, then indexed in the store."""
+    """A run's files: each game appended (fsync'd) to the archive, then indexed in the store (and
+    announced to the live dashboard, whose game page then shows the record)."""
 
-    def __init__(self, directory: Path, store: AsyncStore, run_id: int) -> None:
+    def __init__(self, directory: Path, store: AsyncStore, run_id: int, hub: LiveHub | None = None) -> None:
         super().__init__(directory)
         self.store = store
         self.run_id = run_id
+        self.hub = hub
 
     async def append(self, record: GameRecord) -> None:
         await super().append(record)
-        await self.store.write(index_game, self.run_id, record)
+        game = await self.store.write(index_game, self.run_id, record)
+        if self.hub is not None and record.game_number is not None:
+            self.hub.recorded(self.run_id, record.game_number, game.id if game is not None else None)
 
 
 class _DrainingBackend:
@@ -166,9 +171,11 @@ class RunScheduler:
         drain: trio.Event,
         drain_timeout: float = 60.0,
         grace: float = RECONNECT_GRACE,
+        hub: LiveHub | None = None,
     ) -> None:
         self.store = store
         self.registry = registry
+        self.hub = hub
         self.drain = drain
         self.drain_timeout = drain_timeout
         self.grace = grace
@@ -185,9 +192,14 @@ class RunScheduler:
         """A run was queued: look for it."""
         self._wake.set()
 
+    async def _set_state(self, run_id: int, state: RunState) -> None:
+        await self.store.write(Store.set_run_state, run_id, state)
+        if self.hub is not None:
+            self.hub.run_changed(run_id, state)
+
     async def cancel(self, run_id: int) -> None:
         """Cancel a queued or running run (a running one stops at once; its finished games stay)."""
-        await self.store.write(Store.set_run_state, run_id, "cancelled")
+        await self._set_state(run_id, "cancelled")
         if self._current is not None and self._current[0] == run_id:
             self._current[1].cancel()
 
@@ -215,7 +227,7 @@ class RunScheduler:
                 await self.play(todo[0].id)
             except (ValueError, OSError) as exc:  # settings or files that cannot be played: not a crash loop
                 _log.error("run failed", run=todo[0].id, error=str(exc))
-                await self.store.write(Store.set_run_state, todo[0].id, "cancelled")
+                await self._set_state(todo[0].id, "cancelled")
 
     async def play(self, run_id: int) -> None:
         """Play (or resume) one run to its end, a cancel, or a drain."""
@@ -225,12 +237,13 @@ class RunScheduler:
         if run.state == "queued":
             settings = msgspec.convert(run.settings, Settings)
             await trio.to_thread.run_sync(save_settings, directory, settings)
-            await self.store.write(Store.set_run_state, run_id, "running")
+            await self._set_state(run_id, "running")
         settings = await trio.to_thread.run_sync(load_settings, directory)
         config = TournamentConfig.from_settings(settings)
         await reconcile(self.store, run_id, directory)
-        files = IndexedFiles(directory, self.store, run_id)
-        backend = _DrainingBackend(LocalBackend(config, lease=self._lease), self.drain)
+        files = IndexedFiles(directory, self.store, run_id, self.hub)
+        observe = self.hub.observer(run_id) if self.hub is not None else None
+        backend = _DrainingBackend(LocalBackend(config, lease=self._lease, observe=observe), self.drain)
         log = _log.bind(run=run_id)
         complete = False
         with trio.CancelScope() as scope:
@@ -253,9 +266,11 @@ class RunScheduler:
             finally:
                 self._current = None
                 files.close()
+                if self.hub is not None:
+                    self.hub.run_ended(run_id)
         if complete:
             try:
-                await self.store.write(Store.set_run_state, run_id, "finished")
+                await self._set_state(run_id, "finished")
                 log.info("run finished")
             except BadRunState:  # cancelled as its last game ended: cancelled it stays
                 log.info("run cancelled")

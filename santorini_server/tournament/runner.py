@@ -29,6 +29,7 @@ from ..adjudicator import GameSetup
 from ..records import GameRecord
 from ..referee.engine import Engine, EngineFailure, IoLog
 from ..referee.engine_spec import EngineSpec
+from ..referee.game import GameObserver
 from ..referee.slots import ENGINES_PER_WORKER, EnginePool, play_or_forfeit
 from ..stats.sprt import SprtStatus, format_sprt_result, llr_pentanomial, sprt_status
 from ..stats.standings import Standings
@@ -42,7 +43,7 @@ if TYPE_CHECKING:
     from ..stats.nseat_standings import NSeatStandings
 
 __all__ = [
-    "run_tournament", "TournamentResult", "Interrupted", "Backend", "LocalBackend", "Lease", "LostGame", "game_setup",
+    "run_tournament", "TournamentResult", "Interrupted", "Backend", "LocalBackend", "Lease", "Observe", "LostGame", "game_setup",
     "seated_specs", "seat_refusals", "standings_block", "termination_table", "LOSS_COLUMNS",
 ]
 
@@ -141,16 +142,26 @@ a context manager holding an engine for one game (a remote bot of the server, ta
 back), or None for an ordinary engine from the worker's pool."""
 
 
+Observe = Callable[[ScheduledGame], GameObserver]
+"""The observer of each game as it is played (the server's live dashboard)."""
+
+
 class LocalBackend:
     """Games in this trio process: ``concurrency`` workers, each owning its engines (and, with
-    ``lease``, borrowing for one game each the engines it does not start itself)."""
+    ``lease``, borrowing for one game each the engines it does not start itself; with
+    ``observe``, telling an observer of each game every turn as it is ruled)."""
 
     def __init__(
-        self, config: TournamentConfig, io_log: Callable[[str, str, str], None] | None = None, lease: Lease | None = None
+        self,
+        config: TournamentConfig,
+        io_log: Callable[[str, str, str], None] | None = None,
+        lease: Lease | None = None,
+        observe: Observe | None = None,
     ) -> None:
         self.config = config
         self.io_log = io_log
         self.lease = lease
+        self.observe = observe
 
     async def play(
         self,
@@ -196,6 +207,7 @@ class LocalBackend:
                                 [_getter(pool, spec, keep, self.lease, leased) for spec in running],
                                 game_setup(config, game),
                                 [spec.name for spec in specs],
+                                observer=self.observe(game) if self.observe is not None else None,
                             )
                         await send.send(report.record)
                 finally:

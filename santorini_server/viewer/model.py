@@ -50,6 +50,10 @@ __all__ = [
     "game_data",
     "games_data",
     "decode_board",
+    "seats_data",
+    "track_dome_bases",
+    "result_words",
+    "DEFAULT_DOME_BASE",
 ]
 
 #: Worker letters by group, as ``santorini show`` writes them: X/O, X/O/V, teams A/B.
@@ -160,11 +164,12 @@ def _level_at_build(before: Position, pre: str | None, sq: int) -> int:
     return level + 1 if pre is not None and parse_square(pre) == sq else level
 
 
-def _seats(record: GameRecord) -> list[dict[str, Any]]:
-    n = record.nseats
+def seats_data(players: Sequence[str], gods: Sequence[str]) -> list[dict[str, Any]]:
+    """The module docstring's ``seats``: per seat its player, god, worker letter, group and team."""
+    n = len(players)
     letters = LETTERS[n]
     seats = []
-    for seat, (player, god) in enumerate(zip(record.players, record.gods, strict=True)):
+    for seat, (player, god) in enumerate(zip(players, gods, strict=True)):
         group = seat % 2 if n == 4 else seat
         seats.append({
             "player": player, "god": god, "letter": letters[group], "group": group + 1,
@@ -173,7 +178,7 @@ def _seats(record: GameRecord) -> list[dict[str, Any]]:
     return seats
 
 
-def _result_words(record: GameRecord) -> str:
+def result_words(record: GameRecord) -> str:
     """The result in words (``B loses on time by 37 ms``), or the tags as written if they say
     nothing the outcome can name (a record from elsewhere)."""
     try:
@@ -238,7 +243,7 @@ def game_data(record: GameRecord, number: int | None = None, result: ReplayResul
         views.append(position_data(positions[0], base, over=not transitions and _ended(record, result)))
     for k, transition in enumerate(transitions):
         before = positions[k]
-        _track_dome_bases(base, before, transition)
+        track_dome_bases(base, before, transition)
         entry = _turn_data(record, k, before, transition, labels[k][0], clocks, known)
         out = [e for e in record.eliminations if e.after == k + 1]
         if out:
@@ -252,12 +257,12 @@ def game_data(record: GameRecord, number: int | None = None, result: ReplayResul
     return {
         "number": number,
         "nseats": record.nseats,
-        "seats": _seats(record),
+        "seats": seats_data(record.players, record.gods),
         "letters": list(LETTERS[record.nseats]),
         "tags": [list(pair) for pair in record.tags],
         "result": record.result,
         "termination": record.termination,
-        "words": _result_words(record),
+        "words": result_words(record),
         "problem": problem,
         "p": views,
         "t": turns,
@@ -269,7 +274,7 @@ def _ended(record: GameRecord, result: ReplayResult) -> bool:
     return result.complete and record.result != "*"
 
 
-def _track_dome_bases(base: list[int], before: Position, transition: Transition) -> None:
+def track_dome_bases(base: list[int], before: Position, transition: Transition) -> None:
     """Record the level each dome built by ``transition`` stands on (the rules core keeps only
     "domed"): the level before the turn plus the blocks the turn put there under the dome."""
     new = transition.position.domes & ~before.domes

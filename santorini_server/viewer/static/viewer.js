@@ -1,5 +1,10 @@
 /* The game viewer: draws the positions the page carries and steps through them.
  *
+ * The replay page (santorini replay --html) starts it on its data block at once.  The
+ * dashboard's live game page (santorini_server/dashboard/static/dashboard/live.js) starts it
+ * on the game's snapshot instead, through window.SantoriniViewer, then appends each turn as the
+ * referee rules it: one drawing code for both.
+ *
  * Every position, move arrow and build marker comes from the data block, which Python wrote
  * after replaying the record through the rules core; this script only places the shapes of the
  * SVG <defs> (santorini_server/viewer/svg.py) at the anchors of the geometry table, exactly as
@@ -9,7 +14,8 @@
 (function () {
   "use strict";
   var SVG = "http://www.w3.org/2000/svg";
-  var DATA = JSON.parse(document.getElementById("viewer-data").textContent);
+  var DATA_NODE = document.getElementById("viewer-data");
+  var DATA = DATA_NODE ? JSON.parse(DATA_NODE.textContent) : {geometry: null, games: []};
   var GEO = DATA.geometry;
   var GAMES = DATA.games;
   var FILES = "abcde";
@@ -81,12 +87,16 @@
   }
 
   function drawTop(game, p) {
-    var board = $("top-board"), labels = $("top-labels"), size = GEO.cell, half = size / 2;
+    drawTopInto($("top-board"), $("top-labels"), GEO.cell, game.letters, p);
+  }
+
+  function drawTopInto(board, labels, size, letters, p) {
+    var half = size / 2;
     clear(board); clear(labels);
     var cs = cells(p.b), groups = workerGroups(p);
     for (var sq = 0; sq < 25; sq++) {
       var cell = cs[sq], g = groups[sq];
-      var a = squareAttrs(sq, cell, g, g === undefined ? null : game.letters[g]);
+      var a = squareAttrs(sq, cell, g, g === undefined ? null : letters[g]);
       a["class"] = "cell";
       a.transform = "translate(" + (sq % 5) * size + " " + Math.floor(sq / 5) * size + ")";
       var group = el("g", a, board);
@@ -96,13 +106,25 @@
         el("circle", {"class": "tdd", cx: half, cy: half, r: size * 0.36}, group);
       } else if (g !== undefined) {
         el("circle", {"class": "tdw g" + (g + 1), cx: half, cy: half, r: size * 0.3}, group);
-        el("text", {"class": "wl", x: half, y: half}, group).textContent = game.letters[g];
+        el("text", {"class": "wl", x: half, y: half}, group).textContent = letters[g];
       }
     }
     for (var i = 0; i < 5; i++) {
       el("text", {"class": "lab", x: i * size + half, y: 5 * size + 12}, labels).textContent = FILES[i];
       el("text", {"class": "lab", x: -11, y: i * size + half}, labels).textContent = 5 - i;
     }
+  }
+
+  /* A small top-down board (the dashboard's lists of live games): the helper's drawing in its
+   * own <svg>, redrawn in place by calling it again with the same element. */
+  function miniBoard(geometry, letters, p, svg) {
+    if (!svg) {
+      svg = el("svg", {"class": "vb mini", viewBox: geometry.topBox.join(" "), role: "img"});
+      el("g", {"class": "mini-board"}, svg);
+      el("g", {"class": "mini-labels"}, svg);
+    }
+    drawTopInto(svg.querySelector(".mini-board"), svg.querySelector(".mini-labels"), geometry.cell, letters, p);
+    return svg;
   }
 
   /* The current turn's marks: arrows for the moves (the mover's, and forced ones), rings for
@@ -354,29 +376,76 @@
     $("toggle-top").setAttribute("aria-pressed", String(state.topDown));
   }
 
-  $("first").addEventListener("click", function () { go(0); });
-  $("prev").addEventListener("click", function () { go(state.k - 1); });
-  $("next").addEventListener("click", function () { go(state.k + 1); });
-  $("last").addEventListener("click", function () { go(last()); });
-  $("play").addEventListener("click", play);
-  $("speed").addEventListener("change", function () { if (state.timer !== null) { stop(); play(); } });
-  $("slider").addEventListener("input", function () { go(+$("slider").value); });
-  $("rotate").addEventListener("click", rotate);
-  $("toggle-top").addEventListener("click", toggleTop);
-  document.addEventListener("keydown", function (e) {
-    var tag = e.target && e.target.tagName;
-    if (tag === "INPUT" || tag === "SELECT" || tag === "TEXTAREA" || e.altKey || e.ctrlKey || e.metaKey) { return; }
-    var keys = {
-      ArrowRight: function () { go(state.k + 1); }, ArrowLeft: function () { go(state.k - 1); },
-      Home: function () { go(0); }, End: function () { go(last()); }, " ": play,
-      r: rotate, R: rotate, t: toggleTop, T: toggleTop
-    };
-    if (keys[e.key] && !(e.key === " " && tag === "BUTTON")) { e.preventDefault(); keys[e.key](); }
-  });
-  window.addEventListener("hashchange", fromHash);
+  function bind() {
+    $("first").addEventListener("click", function () { go(0); });
+    $("prev").addEventListener("click", function () { go(state.k - 1); });
+    $("next").addEventListener("click", function () { go(state.k + 1); });
+    $("last").addEventListener("click", function () { go(last()); });
+    $("play").addEventListener("click", play);
+    $("speed").addEventListener("change", function () { if (state.timer !== null) { stop(); play(); } });
+    $("slider").addEventListener("input", function () { go(+$("slider").value); });
+    $("rotate").addEventListener("click", rotate);
+    $("toggle-top").addEventListener("click", toggleTop);
+    document.addEventListener("keydown", function (e) {
+      var tag = e.target && e.target.tagName;
+      if (tag === "INPUT" || tag === "SELECT" || tag === "TEXTAREA" || e.altKey || e.ctrlKey || e.metaKey) { return; }
+      var keys = {
+        ArrowRight: function () { go(state.k + 1); }, ArrowLeft: function () { go(state.k - 1); },
+        Home: function () { go(0); }, End: function () { go(last()); }, " ": play,
+        r: rotate, R: rotate, t: toggleTop, T: toggleTop
+      };
+      if (keys[e.key] && !(e.key === " " && tag === "BUTTON")) { e.preventDefault(); keys[e.key](); }
+    });
+    window.addEventListener("hashchange", fromHash);
+  }
 
-  buildPicker();
-  fromHash();
-  if (window.performance && performance.mark) { performance.mark("viewer-drawn"); }
-  document.body.dataset.ready = "1";
+  function start() {
+    bind();
+    buildPicker();
+    fromHash();
+    if (window.performance && performance.mark) { performance.mark("viewer-drawn"); }
+    document.body.dataset.ready = "1";
+  }
+
+  /* --- a game growing as it is played (the dashboard's live page) -------------------------- */
+
+  /* Show ``game`` (model.py's layout, as the live snapshot carries it) at its last turn. */
+  function openLive(game) {
+    var first = GAMES.length === 0;
+    GAMES = [game];
+    if (first) { bind(); }
+    openGame(0, game.p.length - 1);
+    document.body.dataset.ready = "1";
+  }
+
+  /* One more turn: its entry and the position after it.  The view follows the game when it
+   * showed the last position; a reader stepping back through the turns is left where he is. */
+  function append(turn, position) {
+    var game = GAMES[0], following = state.k === last();
+    game.t.push(turn);
+    game.p.push(position);
+    $("slider").max = last();
+    var i = game.t.length, li = html("li", null, $("turns")), b = html("button", null, li);
+    b.type = "button";
+    b.dataset.k = i;
+    html("span", turn.l, b, "num");
+    b.appendChild(document.createTextNode(turn.s));
+    b.addEventListener("click", function () { go(i); });
+    if (following) { state.k = last(); }
+    draw();
+  }
+
+  /* The game is over: its result in words; the last position has nobody to move. */
+  function finish(result, termination, words) {
+    var game = GAMES[0], p = game.p[game.p.length - 1];
+    game.result = result;
+    game.termination = termination;
+    game.words = words;
+    if (p) { p.m = 0; }
+    $("result").textContent = result + " " + termination + ": " + words;
+    draw();
+  }
+
+  window.SantoriniViewer = {openLive: openLive, append: append, finish: finish, miniBoard: miniBoard};
+  if (GAMES.length > 0) { start(); }
 })();

@@ -1,0 +1,184 @@
+"""The dashboard's live side: the WebSocket ``/ws``, the game page ``/games/{id}`` and the list of
+games being played ``/live`` (SPEC.md section 17.3).
+
+A thin trio shell over :class:`~santorini_server.server.live.LiveHub`: a WebSocket subscribes to
+one topic, then one task forwards its queue to the socket (at most one message per
+:data:`COALESCE` seconds, several events then going as one JSON array) while another reads (and
+discards) what the browser sends, to notice it leaving.  A send that takes longer than
+:data:`SEND_TIMEOUT` drops the viewer as a full queue does.  The game page is the replay
+viewer's own markup and script (:mod:`santorini_server.viewer`), fed by ``live.js`` from the
+game's snapshot and turn events while it plays, and rendered from the record once it is in the
+run's archive.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from pathlib import Path
+from typing import Any
+
+import jinja2
+import trio
+from markupsafe import Markup
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, PlainTextResponse, Response
+from starlette.routing import BaseRoute, Route, WebSocketRoute
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from ..records import GameRecord, read_archive
+from ..server.async_store import AsyncStore
+from ..server.live import BadTopic, LiveHub, TooManyViewers, game_key
+from ..server.runs import RunScheduler
+from ..server.store import NoSuchGame, Store
+from ..tournament.output import ARCHIVE
+from ..viewer.model import game_data
+from ..viewer.svg import DEFS, ISO_BOX, STYLE, TOP_BOX, geometry
+
+__all__ = ["live_routes", "SEND_TIMEOUT", "COALESCE", "SEND_SLOTS"]
+
+SEND_TIMEOUT = 2.0
+"""Seconds one message may take to reach a viewer's socket before the viewer is dropped."""
+SEND_SLOTS = 4
+"""WebSocket sends in progress at once.  The games and the viewers share one trio loop, which runs
+every runnable task before it looks at the engines' pipes again: 200 viewers woken by one turn
+would all send in that round (a few hundred microseconds each), while the reply of the next
+engine waits.  With a few slots a round holds at most a few sends, so a game's next step comes
+after milliseconds, not tens of them; the viewers' messages queue meanwhile (and coalesce)."""
+COALESCE = 0.05
+"""A viewer gets at most one WebSocket message per this many seconds: events queued meanwhile go
+together, as one JSON array.  A game whose turns come slower than that (any real time control)
+has each turn sent at once; fast games (instant engines: hundreds of turns a second) would
+otherwise cost every viewer one frame a turn, on the loop that also times the games."""
+"""The dashboard's headers (SPEC.md section 17.2): scripts and styles from the daemon only."""
+_GAME_ID = re.compile(r"([0-9]{1,9})-([0-9]{1,9})|([0-9]{1,9})")
+
+
+@functools.cache
+def _environment() -> jinja2.Environment:
+    return jinja2.Environment(
+        loader=jinja2.ChoiceLoader([
+            jinja2.PackageLoader("santorini_server.dashboard", "templates"),
+            jinja2.PackageLoader("santorini_server.viewer", "templates"),
+        ]),
+        autoescape=jinja2.select_autoescape(default=True, default_for_string=True),
+        trim_blocks=True,
+        lstrip_blocks=True,
+        undefined=jinja2.StrictUndefined,
+    )
+
+
+def _page(template: str, status: int = 200, **values: Any) -> HTMLResponse:
+    html = _environment().get_template(template).render(**values)
+    return HTMLResponse(html, status_code=status)
+
+
+def find_record(directory: Path, number: int) -> GameRecord | None:
+    """Game ``number`` of the run whose files are in ``directory``, or None."""
+    archive = directory / ARCHIVE
+    if not archive.exists():
+        return None
+    records, _ = read_archive(archive)
+    return next((r for r in records if r.game_number == number), None)
+
+
+def live_routes(store: AsyncStore, scheduler: RunScheduler, hub: LiveHub) -> list[BaseRoute]:
+    """The routes of the live dashboard over the daemon's store, runs and hub."""
+    slots = trio.Semaphore(SEND_SLOTS)
+    board: dict[str, Any] = {"defs": Markup(DEFS), "board_css": Markup(STYLE), "iso_box": " ".join(map(str, ISO_BOX)),
+             "top_box": " ".join(map(str, TOP_BOX))}
+
+    def not_found(what: str) -> HTMLResponse:
+        return _page("not_found.html.j2", 404, title="Not found", message=what)
+
+    async def game_page(request: Request) -> Response:
+        text = request.path_params["id"]
+        found = _GAME_ID.fullmatch(text)
+        if found is None:
+            return not_found(f"No game {text[:40]!r} (a game is /games/ID or /games/RUN-NUMBER).")
+        if found.group(3) is not None:
+            try:
+                game = await store.read(Store.game, int(found.group(3)))
+            except NoSuchGame:
+                return not_found(f"No game {text}.")
+            run_id, number = game.run_id, game.number
+        else:
+            run_id, number = int(found.group(1)), int(found.group(2))
+        key = game_key(run_id, number)
+        feed = hub.games.get(key)
+        if feed is not None:
+            title = " vs ".join(feed.names) + " \u2014 " + "/".join(feed.gods)
+            data: dict[str, Any] = {"geometry": geometry(), "games": []}
+            return _page("game.html.j2", title=title, key=key, state="live", data=data, **board)
+        record = await trio.to_thread.run_sync(find_record, scheduler.run_directory(run_id), number)
+        if record is None:
+            return not_found(f"No game {text}: not being played, and not in run {run_id}'s records.")
+        data = {"geometry": geometry(), "games": [game_data(record, number)]}  # one game: the ordinary viewer
+        title = " vs ".join(record.players) + " \u2014 " + "/".join(record.gods)
+        return _page("game.html.j2", title=title, key=key, state="finished", data=data, **board)
+
+    async def live_page(request: Request) -> Response:
+        runs = [run for run in await store.read(Store.runs) if run.state in ("queued", "running")]
+        return _page("live.html.j2", title="Games being played now", runs=runs, **board)
+
+    async def board_css(request: Request) -> Response:
+        return PlainTextResponse(STYLE, media_type="text/css", headers={"Cache-Control": "max-age=3600"})
+
+    async def websocket(socket: WebSocket) -> None:
+        await socket.accept()
+        try:
+            viewer = hub.subscribe(socket.query_params.get("topic", ""))
+        except BadTopic as exc:
+            await socket.close(code=1008, reason=str(exc)[:120])
+            return
+        except TooManyViewers as exc:
+            await socket.close(code=1013, reason=str(exc)[:120])
+            return
+        try:
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(_until_gone, socket, nursery.cancel_scope)
+                sent = -COALESCE
+                async for text in viewer.receive:
+                    await trio.sleep_until(sent + COALESCE)
+                    async with slots:
+                        queued = _queued(viewer.receive)
+                        with trio.move_on_after(SEND_TIMEOUT) as sending:
+                            await socket.send_text("[" + ",".join([text, *queued]) + "]" if queued else text)
+                    sent = trio.current_time()
+                    if sending.cancelled_caught:
+                        viewer.dropped = f"too slow: a message took over {SEND_TIMEOUT:g} s to send"
+                        break
+                nursery.cancel_scope.cancel()
+            if viewer.dropped is not None:
+                await socket.close(code=1013, reason=viewer.dropped)
+        except (WebSocketDisconnect, trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+            pass
+        finally:
+            hub.unsubscribe(viewer)
+
+    return [
+        WebSocketRoute("/ws", websocket),
+        Route("/games/{id}", game_page, methods=["GET"]),
+        Route("/live", live_page, methods=["GET"]),
+        Route("/dashboard/board.css", board_css, methods=["GET"]),
+    ]
+
+
+def _queued(receive: trio.MemoryReceiveChannel[str]) -> list[str]:
+    """Every message waiting in ``receive`` now."""
+    out = []
+    while True:
+        try:
+            out.append(receive.receive_nowait())
+        except (trio.WouldBlock, trio.EndOfChannel):
+            return out
+
+
+async def _until_gone(socket: WebSocket, scope: trio.CancelScope) -> None:
+    """Read what the browser sends (nothing is expected) until it closes, then stop its forwarding."""
+    try:
+        while (await socket.receive())["type"] != "websocket.disconnect":
+            pass
+    except (WebSocketDisconnect, RuntimeError, OSError):
+        pass
+    scope.cancel()

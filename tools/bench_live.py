@@ -1,0 +1,193 @@
+#!/usr/bin/env python3
+"""The live dashboard's figures (SPEC.md section 17.3): latency to the browser, viewers' cost.
+
+A real daemon (``santorini serve`` on free ports) plays runs between local bundled bots while
+
+(a) Chromium shows the live list ``/live`` (a small board per game, redrawn every turn) and one
+    live game page: each page records, per turn, ``performance.timeOrigin + performance.now()``
+    right after its DOM update minus the referee's wall-clock time of the ruling, which the turn
+    event carries (``t``, ``time.time()``; same machine, same clock).  Printed: p50/p99 in ms.
+(b) 0, 20 and 200 WebSocket viewers (trio-websocket clients in this process, each reading every
+    message) follow ``home``, which hears every turn of every game: per-turn time of the games
+    (from each game's ``started`` to its ``over`` event, server clock, divided by its turns; the
+    engines are ``random`` and ``greedy``, which answer at once, so the referee's own cost per turn
+    dominates), and the daemon's RSS with the 200 viewers connected against none.
+
+    python tools/bench_live.py [--games 20] [--viewers 200]
+
+Target (issue 16): p99 turn-to-DOM under 100 ms; 200 viewers: RSS growth under 50 MB, per-turn
+time unchanged within noise.  The phases alternate 0/20/200/0/20/200 so drift shows.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import psutil
+import trio
+from trio_websocket import open_websocket_url
+
+from tests.browser import available, launch
+from tests.test_server_serve import Daemon, santorini
+
+
+def pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def submit(daemon: Daemon, admin: str, engines: list[str], rounds: int, tc: str) -> int:
+    response = daemon.http.post(
+        "/api/runs", json={"engines": engines, "rounds": rounds, "tc": tc, "concurrency": 1},
+        headers={"Authorization": f"Bearer {admin}"},
+    )
+    response.raise_for_status()
+    return int(response.json()["id"])
+
+
+def wait_run(daemon: Daemon, run_id: int) -> None:
+    while daemon.http.get(f"/api/runs/{run_id}").json()["state"] not in ("finished", "cancelled"):
+        time.sleep(0.05)
+
+
+def latency(daemon: Daemon, admin: str) -> None:
+    if not available():
+        print("(a) skipped: needs Chromium (apt-get install chromium chromium-driver)")
+        return
+    browser = launch()
+    try:
+        listing = browser.driver.current_window_handle
+        browser.driver.get(daemon.url + "/live")
+        run_id = submit(daemon, admin, ["a1", "a2"], 1, "3+0.05")
+        browser.driver.switch_to.new_window("tab")
+        game_tab = browser.driver.current_window_handle
+        game_page: list[float] = []
+        deadline = time.monotonic() + 30
+        browser.driver.switch_to.window(listing)
+        while not (href := browser.js("var a = document.querySelector('#live-games a'); return a && a.getAttribute('href');")):
+            assert time.monotonic() < deadline, "no live game appeared"
+            time.sleep(0.05)
+        browser.driver.switch_to.window(game_tab)
+        browser.driver.get(daemon.url + href)
+        while browser.js("return document.body.dataset.state;") == "live":
+            game_page = browser.js("return window.liveLatencies || [];") or game_page
+            time.sleep(0.05)
+        wait_run(daemon, run_id)
+        browser.driver.switch_to.window(listing)
+        listed = browser.js("return window.liveLatencies;")
+        for name, values in (("live game page", game_page), ("/live list (every game)", listed)):
+            if values:
+                print(f"(a) turn-to-DOM, {name}: {len(values)} turns, p50 {pct(values, 0.5):.1f} ms, "
+                      f"p99 {pct(values, 0.99):.1f} ms, max {max(values):.1f} ms")
+    finally:
+        browser.driver.quit()
+
+
+async def phase(daemon: Daemon, admin: str, viewers: int, games: int, engines: list[str], tc: str) -> dict[str, Any]:
+    """Play a run of ``games`` with ``viewers`` on home; per-turn figures, RSS and CPU."""
+    ws = daemon.url.replace("http://", "ws://") + "/ws"
+    process = psutil.Process(daemon.process.pid)
+    rss_before = process.memory_info().rss
+    received = [0] * viewers
+    connected = trio.Semaphore(0)
+    done = trio.Event()
+
+    async def viewer(i: int) -> None:
+        async with open_websocket_url(ws + "?topic=home", message_queue_size=1024) as socket:
+            connected.release()
+            with trio.move_on_after(600):
+                while not done.is_set():
+                    await socket.get_message()
+                    received[i] += 1
+
+    gaps: list[float] = []
+    overheads: list[float] = []
+    async with trio.open_nursery() as nursery:
+        for i in range(viewers):
+            nursery.start_soon(viewer, i)
+        for _ in range(viewers):
+            await connected.acquire()
+        await trio.sleep(0.5)
+        rss_with = process.memory_info().rss
+        me = psutil.Process()
+        cpu0 = (process.cpu_times(), me.cpu_times(), time.monotonic(), sum(received))
+        async with open_websocket_url(ws + "?topic=home") as watch:
+            json.loads(await watch.get_message())
+            run_id = await trio.to_thread.run_sync(submit, daemon, admin, engines, games // 2, tc)
+            last_turn: dict[str, float] = {}
+            finished = 0
+            while finished < games:
+                data = json.loads(await watch.get_message())
+                for event in data if isinstance(data, list) else [data]:
+                    if event.get("run") == run_id and event["type"] == "started":
+                        last_turn[event["game"]] = math.nan
+                    elif event["type"] == "turn" and event["game"] in last_turn:
+                        gap = (event["t"] - last_turn[event["game"]]) * 1000
+                        last_turn[event["game"]] = event["t"]
+                        if not math.isnan(gap):  # from one ruling to the next: the engine's time + the referee's
+                            gaps.append(gap)
+                            overheads.append(gap - event["turn"].get("ms", 0))
+                    elif event.get("run") == run_id and event["type"] == "over":
+                        finished += 1
+        await trio.to_thread.run_sync(wait_run, daemon, run_id)
+        cpu1 = (process.cpu_times(), me.cpu_times(), time.monotonic(), sum(received))
+        done.set()
+        nursery.cancel_scope.cancel()
+    wall = cpu1[2] - cpu0[2]
+    return {
+        "gaps": gaps, "overheads": overheads, "rss_before": rss_before, "rss_with": rss_with,
+        "daemon_cpu": (sum(cpu1[0][:2]) - sum(cpu0[0][:2])) / wall, "viewers_cpu": (sum(cpu1[1][:2]) - sum(cpu0[1][:2])) / wall,
+        "messages": (cpu1[3] - cpu0[3]) / wall,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--games", type=int, default=20, help="games per phase (default 20)")
+    parser.add_argument("--viewers", type=int, default=200, help="viewers of the big phase (default 200)")
+    parser.add_argument("--no-browser", action="store_true", help="skip (a)")
+    parser.add_argument("--tc", default="2+0.05", help="time control of (b/c)'s alphabeta games (default 2+0.05)")
+    parser.add_argument("--instant", action="store_true", help="(b/c) with random vs greedy, which answer at once")
+    parser.add_argument("--phases", default="0,20,V,0,20,V", help="viewers per phase, V for --viewers")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        data = Path(tmp) / "data"
+        for name, spec in (("r", "random"), ("g", "greedy"), ("a1", "alphabeta"), ("a2", "alphabeta")):
+            santorini("bot", "add", name, "--local", spec, data=data)
+        daemon = Daemon(data)
+        admin = (data / "admin.token").read_text().strip()
+        try:
+            if not args.no_browser:
+                latency(daemon, admin)
+            engines, tc = (["r", "g"], "10+0.1") if args.instant else (["a1", "a2"], args.tc)
+            results: dict[int, list[float]] = {}
+            for viewers in [args.viewers if v == "V" else int(v) for v in args.phases.split(",")]:
+                got = trio.run(phase, daemon, admin, viewers, args.games, engines, tc)
+                results.setdefault(viewers, []).extend(got["overheads"])
+                print(f"    {viewers:3d} viewers: turn to turn p50 {pct(got['gaps'], .5):.2f} ms; referee's share (less the "
+                      f"engine's time) p50 {pct(got['overheads'], .5):.2f} p90 {pct(got['overheads'], .9):.2f} ms over "
+                      f"{len(got['gaps'])} turns; daemon RSS {got['rss_before'] / 2**20:.1f} MB, "
+                      f"{got['rss_with'] / 2**20:.1f} MB "
+                      f"with the viewers (+{(got['rss_with'] - got['rss_before']) / 2**20:.1f} MB); CPU daemon "
+                      f"{got['daemon_cpu']:.2f} s/s, viewers {got['viewers_cpu']:.2f} s/s; {got['messages']:.0f} messages/s")
+            base = statistics.median(results[0])
+            for viewers in sorted(results):
+                median = statistics.median(results[viewers])
+                print(f"(b/c) {viewers:3d} viewers on home: the referee's time per turn, median {median:.2f} ms "
+                      f"({median / base:.2f}x of 0 viewers; {median - base:+.2f} ms), {len(results[viewers])} turns")
+        finally:
+            daemon.stop()
+
+
+if __name__ == "__main__":
+    main()
