@@ -167,12 +167,14 @@ def test_a_browser_watches_a_game_live_then_sees_its_record(server: Server, chro
     run_id = server.submit("5+0.05")
     key = trio.run(first_game, server, run_id)
     shots = artefacts_dir()
-    # the live list (the home page's contract: #live-games gets a small board per game)
-    chromium.driver.get(server.daemon.url + "/live")
-    deadline = time.monotonic() + 20
-    while not chromium.js(f"return !!document.querySelector('#live-games a[data-game=\"{key}\"] svg .cell');"):
-        assert time.monotonic() < deadline, (server.daemon.http.get(f"/api/runs/{run_id}").json(), server.daemon.lines[-20:])
-        time.sleep(0.05)
+    # the home page and the live list: #live-games gets a small board per game being played
+    for page in ("/", "/live"):
+        chromium.driver.get(server.daemon.url + page)
+        deadline = time.monotonic() + 20
+        while not chromium.js(f"return !!document.querySelector('#live-games a[data-game=\"{key}\"] svg .cell');"):
+            assert time.monotonic() < deadline, (page, server.daemon.http.get(f"/api/runs/{run_id}").json(),
+                                                 server.daemon.lines[-20:])
+            time.sleep(0.05)
     href = chromium.js(f"return document.querySelector('#live-games a[data-game=\"{key}\"]').getAttribute('href');")
     assert href == f"/games/{key}"
     chromium.screenshot(shots / "dashboard-live-list.png")
@@ -207,5 +209,18 @@ def test_a_browser_watches_a_game_live_then_sees_its_record(server: Server, chro
     assert chromium.js("return document.querySelectorAll('#turns button').length;") > 5
     chromium.screenshot(shots / "dashboard-finished-game.png")
     assert chromium.console_errors() == []  # no CSP violation, no script error
+    # the run's page follows the run: its progress and games are refreshed in place (no reload)
+    # when the second game ends
+    chromium.driver.get(f"{server.daemon.url}/runs/{run_id}")
+    chromium.js("window.notReloaded = true;")
+    # the second game is still being played (alphabeta thinks for tenths of a second a turn)
+    assert "1 of 2" in chromium.js("return document.getElementById('progress').textContent;")
+    deadline = time.monotonic() + 90
+    while "2 of 2" not in chromium.js("return document.getElementById('progress').textContent;"):
+        assert time.monotonic() < deadline, chromium.js("return document.getElementById('progress').textContent;")
+        time.sleep(0.1)
+    assert chromium.js("return window.notReloaded === true;")
+    assert chromium.js("return document.querySelectorAll('#games a[href^=\"/games/\"]').length;") == 2
+    assert chromium.console_errors() == []
     assert [u for u in chromium.network_requests() if not u.startswith(server.daemon.url)] == []
     server.wait_run(run_id)
