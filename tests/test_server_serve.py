@@ -22,7 +22,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from santorini_server.records import read_archive
+from santorini_server.records import read_archive, read_record_at
 
 CLI = [sys.executable, "-m", "santorini_server.cli"]
 READY = re.compile(r"API (http://\S+), bots tcp://(\S+):(\d+), .*\(ready in ([0-9.]+) s\)")
@@ -165,6 +165,10 @@ def test_serve_plays_a_submitted_match_with_a_remote_bot_then_drains(data: Path,
         assert {game["player1"], game["player2"]} == {"a", "c"} and game["turns"]
         sgn = daemon.http.get(f"/api/games/{run['game_ids'][0]}.sgn").text
         assert sgn.startswith("[Event ") and "[Player1 " in sgn
+        with sqlite3.connect(data / "santorini.db") as conn:  # each game is read from its own frame
+            offsets = conn.execute("SELECT number, archive_offset FROM games WHERE run_id = 1 ORDER BY number").fetchall()
+        archive = data / "runs" / "1" / "games.msgpack"
+        assert [read_record_at(archive, offset).game_number for _, offset in offsets] == [n for n, _ in offsets]
         assert daemon.http.get("/api/runs").json()[0]["state"] == "finished"
         assert admin not in daemon.http.get("/api/runs/1").text
     finally:

@@ -41,6 +41,7 @@ from ..tournament.schedule import ScheduledGame
 from .async_store import AsyncStore
 from .registry import BotRegistry
 from .remote_engine import RECONNECT_GRACE, RemoteEngine
+from .run_tables import RunTablesCache
 from .store import BadRunState, DuplicateGame, NewGame, RunKind, Store
 
 __all__ = [
@@ -82,9 +83,10 @@ def run_settings(store: Store, request: dict[str, Any]) -> tuple[Settings, RunKi
     return settings, "match" if len(specs) == 2 else "tournament"
 
 
-def index_game(store: Store, run_id: int, record: GameRecord) -> None:
+def index_game(store: Store, run_id: int, record: GameRecord, archive_offset: int | None = None) -> None:
     """Index one finished game of a run and rate its players (one transaction); a game indexed
-    already is left alone."""
+    already is left alone.  ``archive_offset``: where its frame starts in the run's archive (the
+    API then reads that one frame, not the whole archive)."""
     number = record.game_number
     assert number is not None
     placings = record.placings
@@ -102,6 +104,7 @@ def index_game(store: Store, run_id: int, record: GameRecord) -> None:
         result=record.result,
         termination=record.termination,
         turns=len(record.turns),
+        archive_offset=archive_offset,
     )
     try:
         store.record_game(game, ratings)
@@ -110,16 +113,21 @@ def index_game(store: Store, run_id: int, record: GameRecord) -> None:
 
 
 class IndexedFiles(TournamentFiles):
-    """A run's files: each game appended (fsync'd) to the archive, then indexed in the store."""
+    """A run's files: each game appended (fsync'd) to the archive, then indexed in the store and
+    counted in the run's cached tables."""
 
-    def __init__(self, directory: Path, store: AsyncStore, run_id: int) -> None:
+    def __init__(self, directory: Path, store: AsyncStore, run_id: int, tables: RunTablesCache | None = None) -> None:
         super().__init__(directory)
         self.store = store
         self.run_id = run_id
+        self.tables = tables
 
-    async def append(self, record: GameRecord) -> None:
-        await super().append(record)
-        await self.store.write(index_game, self.run_id, record)
+    async def append(self, record: GameRecord) -> int:
+        offset = await super().append(record)
+        await self.store.write(index_game, self.run_id, record, offset)
+        if self.tables is not None:
+            self.tables.add(self.run_id, record)
+        return offset
 
 
 class _DrainingBackend:
@@ -173,6 +181,8 @@ class RunScheduler:
         self.drain_timeout = drain_timeout
         self.grace = grace
         self.directory = store.data_dir / RUNS_DIR
+        self.tables = RunTablesCache(self.run_directory)
+        """Each run's standings and crosstable, for the API."""
         self._wake = trio.Event()
         self._current: tuple[int, trio.CancelScope] | None = None
         self.stopped = trio.Event()
@@ -229,7 +239,7 @@ class RunScheduler:
         settings = await trio.to_thread.run_sync(load_settings, directory)
         config = TournamentConfig.from_settings(settings)
         await reconcile(self.store, run_id, directory)
-        files = IndexedFiles(directory, self.store, run_id)
+        files = IndexedFiles(directory, self.store, run_id, self.tables)
         backend = _DrainingBackend(LocalBackend(config, lease=self._lease), self.drain)
         log = _log.bind(run=run_id)
         complete = False
