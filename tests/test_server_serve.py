@@ -298,3 +298,16 @@ def test_ladder_plays_rates_swaps_seats_rotates_gods_and_resumes_numbering(data:
     assert ladder["kind"] == "ladder" and ladder["state"] == "running" and ladder["games"] > len(records)
     assert again.stop() == 0
     assert indexed(data, 1) == archived(data, 1) == list(range(1, len(indexed(data, 1)) + 1))
+
+
+def test_what_serve_loads_before_it_accepts_leaves_out_the_runner_the_ladder_and_openskill() -> None:
+    """The daemon's start (under 1 s: tools/bench_serve.py) loads only what accepting needs; the
+    tournament runner (its report page, Jinja2), the ladder and openskill load with their first use."""
+    code = (
+        "import sys, hypercorn.trio, santorini_server.cli.serve_cmd\n"
+        "import santorini_server.server.daemon, santorini_server.server.api\n"
+        "print(' '.join(sorted(m for m in ('jinja2', 'openskill', 'santorini_server.tournament.runner',"
+        " 'santorini_server.server.ladder', 'dask', 'numpy') if m in sys.modules)))\n"
+    )
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60).stdout.split()
+    assert loaded == []

@@ -32,7 +32,6 @@ import trio
 from .async_store import AsyncStore
 from .auth import StoreAuthenticator
 from .gateway import DEFAULT_BOT_PORT, Gateway, serve_bots
-from .ladder import Ladder
 from .registry import BotRegistry
 from .remote_engine import RECONNECT_GRACE
 from .runs import RunScheduler
@@ -90,6 +89,9 @@ async def serve(options: ServeOptions, say: Callable[[str], None] = print, drain
     from hypercorn.trio import serve as hypercorn_serve
 
     from .api import create_app
+
+    if options.ladder:  # the ladder brings the referee's game loop and openskill: only when asked for
+        from .ladder import Ladder
 
     begun = time.monotonic()
     store = await AsyncStore.open(options.data)

@@ -22,10 +22,8 @@ from typing import Any
 import trio
 
 from ..records import GameRecord, read_archive
-from ..stats.standings import Standings
 from ..tournament.config import STATE_FILE, TournamentConfig, load_settings
 from ..tournament.output import ARCHIVE
-from ..tournament.scoring import count_game, new_standings, standings_block
 
 __all__ = ["RunTables", "RunTablesCache", "REFRESH", "render_tables"]
 
@@ -36,6 +34,10 @@ REFRESH = 1.0
 def render_tables(config: TournamentConfig, records: list[GameRecord]) -> dict[str, Any]:
     """``games``, ``total``, ``standings`` and ``crosstable`` (text) of a run's finished games
     (pure CPU work: the cache runs it in a worker thread)."""
+    # the standings bring the rating statistics: loaded when a run is first shown, not at start
+    from ..stats.standings import Standings
+    from ..tournament.scoring import count_game, new_standings, standings_block
+
     standings = new_standings(config)
     for record in records:
         assert record.game_number is not None

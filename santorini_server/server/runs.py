@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 import structlog
@@ -32,17 +32,17 @@ import trio
 from ..records import GameRecord, read_archive
 from ..referee import Engine, EngineFailure
 from ..referee.engine_spec import EngineSpec
-from ..stats.placings import NSeatGame
-from ..stats.weng_lin import weng_lin_update
 from ..tournament.config import Settings, TournamentConfig, load_settings, save_settings
 from ..tournament.output import ARCHIVE, TournamentFiles
-from ..tournament.runner import LocalBackend, LostGame, run_tournament
 from ..tournament.schedule import ScheduledGame
 from .async_store import AsyncStore
 from .registry import BotRegistry
 from .remote_engine import RECONNECT_GRACE, RemoteEngine
 from .run_tables import RunTablesCache
 from .store import BadRunState, DuplicateGame, NewGame, RunKind, Store
+
+if TYPE_CHECKING:
+    from ..tournament.runner import LocalBackend, LostGame
 
 __all__ = [
     "REMOTE_CMD", "RUNS_DIR", "run_settings", "index_game", "IndexedFiles", "RunScheduler", "lease_remote", "reconcile",
@@ -87,6 +87,10 @@ def index_game(store: Store, run_id: int, record: GameRecord, archive_offset: in
     """Index one finished game of a run and rate its players (one transaction); a game indexed
     already is left alone.  ``archive_offset``: where its frame starts in the run's archive (the
     API then reads that one frame, not the whole archive)."""
+    # rating loads openskill; indexing runs in the writer thread, so the first game pays, not the start
+    from ..stats.placings import NSeatGame
+    from ..stats.weng_lin import weng_lin_update
+
     number = record.game_number
     assert number is not None
     placings = record.placings
@@ -229,6 +233,9 @@ class RunScheduler:
 
     async def play(self, run_id: int) -> None:
         """Play (or resume) one run to its end, a cancel, or a drain."""
+        # the runner brings its report page and Jinja2: loaded for the first run, not at start
+        from ..tournament.runner import LocalBackend, run_tournament
+
         run = await self.store.read(Store.run, run_id)
         directory = self.run_directory(run_id)
         directory.mkdir(parents=True, exist_ok=True)
