@@ -163,8 +163,13 @@ def test_serve_plays_a_submitted_match_with_a_remote_bot_then_drains(data: Path,
         assert bots["a"]["games"] == bots["c"]["games"] == 4 and bots["b"]["games"] == 0
         game = daemon.http.get(f"/api/games/{run['game_ids'][0]}").json()
         assert {game["player1"], game["player2"]} == {"a", "c"} and game["turns"]
+        for record in read_archive(data / "runs" / "1" / "games.msgpack")[0]:  # the remote seat's round trip
+            remote, local = (1, 2) if record.players[0] == "c" else (2, 1)
+            assert re.fullmatch(r"\d+\.\d{3}ms", record.tag(f"Player{remote}RoundTrip") or ""), record.tags
+            assert record.tag(f"Player{local}RoundTrip") is None
+        assert "RoundTrip" in str(game["tags"])
         sgn = daemon.http.get(f"/api/games/{run['game_ids'][0]}.sgn").text
-        assert sgn.startswith("[Event ") and "[Player1 " in sgn
+        assert sgn.startswith("[Event ") and "[Player1 " in sgn and "RoundTrip \"" in sgn
         with sqlite3.connect(data / "santorini.db") as conn:  # each game is read from its own frame
             offsets = conn.execute("SELECT number, archive_offset FROM games WHERE run_id = 1 ORDER BY number").fetchall()
         archive = data / "runs" / "1" / "games.msgpack"

@@ -172,7 +172,7 @@ def create_app(store: AsyncStore, registry: BotRegistry, scheduler: RunScheduler
                 "kind": bot.kind,
                 "active": bot.active,
                 "connected": connected is not None if bot.kind == "remote" else None,
-                "rtt_ms": round(connected.rtt * 1000, 3) if connected is not None else None,
+                "rtt_ms": round(rtt * 1000, 3) if (rtt := registry.round_trip(bot.name)) is not None else None,
                 "mu": rating.mu if rating else None,
                 "sigma": rating.sigma if rating else None,
                 "conservative": rating.conservative if rating else None,

@@ -130,7 +130,7 @@ class Ladder:
             await self.store.write(Store.set_run_state, run_id, "running")
         directory = self.store.data_dir / RUNS_DIR / str(run_id)
         await reconcile(self.store, run_id, directory)
-        files = IndexedFiles(directory, self.store, run_id)
+        files = IndexedFiles(directory, self.store, run_id, round_trip=self.registry.round_trip)
         records, _ = await trio.to_thread.run_sync(files.open)
         for record in records:
             self._count(record)

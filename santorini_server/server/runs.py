@@ -46,6 +46,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "REMOTE_CMD", "RUNS_DIR", "run_settings", "index_game", "IndexedFiles", "RunScheduler", "lease_remote", "reconcile",
+    "with_round_trips",
 ]
 
 _log = structlog.get_logger("santorini.runs")
@@ -116,17 +117,38 @@ def index_game(store: Store, run_id: int, record: GameRecord, archive_offset: in
         pass
 
 
+def with_round_trips(record: GameRecord, round_trip: Callable[[str], float | None]) -> GameRecord:
+    """``record`` with a ``PlayerNRoundTrip`` tag (``"0.123ms"``) for each remote seat: the
+    round trip measured at the bot's login (SPEC.md section 16.3), which its clock included."""
+    extra: list[tuple[str, str]] = []
+    for seat, name in enumerate(record.players, 1):
+        rtt = round_trip(name)
+        if rtt is not None and record.tag(f"Player{seat}RoundTrip") is None:
+            extra.append((f"Player{seat}RoundTrip", f"{rtt * 1000:.3f}ms"))
+    return GameRecord(record.tags + tuple(extra), record.turns, record.eliminations) if extra else record
+
+
 class IndexedFiles(TournamentFiles):
     """A run's files: each game appended (fsync'd) to the archive, then indexed in the store and
-    counted in the run's cached tables."""
+    counted in the run's cached tables; remote seats get their round trip tags first."""
 
-    def __init__(self, directory: Path, store: AsyncStore, run_id: int, tables: RunTablesCache | None = None) -> None:
+    def __init__(
+        self,
+        directory: Path,
+        store: AsyncStore,
+        run_id: int,
+        tables: RunTablesCache | None = None,
+        round_trip: Callable[[str], float | None] | None = None,
+    ) -> None:
         super().__init__(directory)
         self.store = store
         self.run_id = run_id
         self.tables = tables
+        self.round_trip = round_trip
 
     async def append(self, record: GameRecord) -> int:
+        if self.round_trip is not None:
+            record = with_round_trips(record, self.round_trip)
         offset = await super().append(record)
         await self.store.write(index_game, self.run_id, record, offset)
         if self.tables is not None:
@@ -246,7 +268,7 @@ class RunScheduler:
         settings = await trio.to_thread.run_sync(load_settings, directory)
         config = TournamentConfig.from_settings(settings)
         await reconcile(self.store, run_id, directory)
-        files = IndexedFiles(directory, self.store, run_id, self.tables)
+        files = IndexedFiles(directory, self.store, run_id, self.tables, self.registry.round_trip)
         backend = _DrainingBackend(LocalBackend(config, lease=self._lease), self.drain)
         log = _log.bind(run=run_id)
         complete = False
