@@ -25,6 +25,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import structlog
 import trio
@@ -36,6 +37,11 @@ from .registry import BotRegistry
 from .remote_engine import RECONNECT_GRACE
 from .runs import RunScheduler
 from .store import DEFAULT_DATA_DIR
+
+if TYPE_CHECKING:
+    from ..backends.dask_security import DaskTLS
+    from ..tournament.config import TournamentConfig
+    from ..tournament.runner import Backend
 from .tokens import ADMIN_TOKEN_FILE, ensure_admin_token
 
 __all__ = ["ServeOptions", "serve", "DEFAULT_HTTP_PORT", "parse_host_port"]
@@ -73,6 +79,10 @@ class ServeOptions:
     ladder_tc: str = "10+0.1"
     ladder_gods: str = "mortal/mortal"
     ladder_concurrency: int = 1
+    dask_address: str | None = None
+    """``--backend dask --address``: runs of local bots play on this Dask scheduler."""
+    dask_tls: DaskTLS | None = None
+    """Mutual TLS for the Dask connection (``--tls-ca-file`` with ``--tls-cert``/``--tls-key``)."""
 
 
 def _tls_context(options: ServeOptions) -> ssl.SSLContext | None:
@@ -100,7 +110,10 @@ async def serve(options: ServeOptions, say: Callable[[str], None] = print, drain
     registry = BotRegistry()
     authenticator = StoreAuthenticator(store)
     gateway = Gateway(authenticator, registry)
-    scheduler = RunScheduler(store, registry, drain=drain, drain_timeout=options.drain_timeout, grace=options.reconnect_grace)
+    scheduler = RunScheduler(
+        store, registry, drain=drain, drain_timeout=options.drain_timeout, grace=options.reconnect_grace,
+        cluster=_cluster(options.dask_address, options.dask_tls) if options.dask_address is not None else None,
+    )
     ladder = (
         Ladder(
             store, registry, drain=drain, drain_timeout=options.drain_timeout, grace=options.reconnect_grace,
@@ -144,6 +157,17 @@ async def serve(options: ServeOptions, say: Callable[[str], None] = print, drain
         authenticator.close()
         store.close()
     say("santorini serve: stopped")
+
+
+def _cluster(address: str, tls: DaskTLS | None) -> Callable[[TournamentConfig], Backend]:
+    """Each run's Dask backend on the scheduler at ``address``."""
+
+    def backend(config: TournamentConfig) -> Backend:
+        from ..backends.dask_backend import DaskBackend  # Dask loads with the first run it plays, not at start
+
+        return DaskBackend(config, address, tls=tls)
+
+    return backend
 
 
 async def _http(

@@ -16,6 +16,12 @@ before the run resumes (:func:`reconcile`).
 
 Drain: when ``drain`` is set, the feeder hands out no new game; the games in progress get
 ``drain_timeout`` seconds, then are cancelled (not recorded: the resume plays them again).
+
+With a ``cluster`` (``serve --backend dask``), a run whose bots are all local plays its games on
+the Dask cluster (the tournament's ``DaskBackend``); a run with a remote bot still plays in the
+daemon, whose process holds the bot's connection.  A drain cancels a cluster's games at once
+(the cluster has games queued ahead, which cannot be held back one by one); the resume plays
+them again.
 """
 
 from __future__ import annotations
@@ -42,7 +48,7 @@ from .run_tables import RunTablesCache
 from .store import BadRunState, DuplicateGame, NewGame, RunKind, Store
 
 if TYPE_CHECKING:
-    from ..tournament.runner import LocalBackend, LostGame
+    from ..tournament.runner import Backend, LocalBackend, LostGame
 
 __all__ = [
     "REMOTE_CMD", "RUNS_DIR", "run_settings", "index_game", "IndexedFiles", "RunScheduler", "lease_remote", "reconcile",
@@ -200,8 +206,11 @@ class RunScheduler:
         drain: trio.Event,
         drain_timeout: float = 60.0,
         grace: float = RECONNECT_GRACE,
+        cluster: Callable[[TournamentConfig], Backend] | None = None,
     ) -> None:
         self.store = store
+        self.cluster = cluster
+        """Makes a run's Dask backend (``serve --backend dask``); None: every game in the daemon."""
         self.registry = registry
         self.drain = drain
         self.drain_timeout = drain_timeout
@@ -269,8 +278,16 @@ class RunScheduler:
         config = TournamentConfig.from_settings(settings)
         await reconcile(self.store, run_id, directory)
         files = IndexedFiles(directory, self.store, run_id, self.tables, self.registry.round_trip)
-        backend = _DrainingBackend(LocalBackend(config, lease=self._lease), self.drain)
         log = _log.bind(run=run_id)
+        remote = [spec.name for spec in config.specs if spec.argv and spec.argv[0] == REMOTE_CMD]
+        backend: Backend | _DrainingBackend
+        if self.cluster is not None and not remote:
+            backend, drain_timeout = self.cluster(config), 0.0
+            log.info("run on the Dask cluster")
+        else:
+            if self.cluster is not None:
+                log.info("run in the daemon: remote bots play through the daemon's connections", remote=remote)
+            backend, drain_timeout = _DrainingBackend(LocalBackend(config, lease=self._lease), self.drain), self.drain_timeout
         complete = False
         with trio.CancelScope() as scope:
             self._current = (run_id, scope)
@@ -279,8 +296,8 @@ class RunScheduler:
 
                     async def deadline() -> None:
                         await self.drain.wait()
-                        log.info("draining run", timeout=self.drain_timeout)
-                        await trio.sleep(self.drain_timeout)
+                        log.info("draining run", timeout=drain_timeout)
+                        await trio.sleep(drain_timeout)
                         scope.cancel()
 
                     nursery.start_soon(deadline)
@@ -289,6 +306,13 @@ class RunScheduler:
                     )
                     complete = result.complete
                     nursery.cancel_scope.cancel()
+            except BaseExceptionGroup as group:  # the cluster cannot play it (no scheduler, no workers)
+                found = group.subgroup(lambda exc: type(exc).__name__ == "DaskBackendError")
+                if found is None:
+                    raise
+                while isinstance(found, BaseExceptionGroup):
+                    found = found.exceptions[0]
+                raise ValueError(str(found)) from None
             finally:
                 self._current = None
                 files.close()
