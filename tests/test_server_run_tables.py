@@ -59,7 +59,7 @@ async def test_the_tables_are_read_once_then_counted_on_without_the_archive(
         answers: list[dict[str, object]] = []
 
         async def ask() -> None:
-            answers.append(await cache2.detail(1, played=2, final=True))
+            answers.append(await cache2.detail(1, played=3, final=False))
 
         nursery.start_soon(ask)
         await trio.testing.wait_all_tasks_blocked()
@@ -76,13 +76,18 @@ async def test_the_tables_are_read_once_then_counted_on_without_the_archive(
         cache2.add(1, record)  # twice: once
     writer.close()
     reads.clear()
-    final = await cache2.detail(1, played=6, final=True)
-    assert final["games"] == 6 and reads == []
+    monkeypatch.setattr(run_tables, "REFRESH", 0.0)
+    assert (await cache2.detail(1, played=6, final=False))["games"] == 6 and reads == []
     # while a run plays, its tables are rendered at most once a REFRESH: a request just after a
     # game may see the tables from before it; once the run has ended, they are current
+    monkeypatch.setattr(run_tables, "REFRESH", 3600.0)
     cache2.add(1, a_record(7, "a", "b"))
     assert (await cache2.detail(1, played=7, final=False))["games"] == 6
     assert (await cache2.detail(1, played=7, final=True))["games"] == 7
+    # an ended run's tables are kept, its records let go (memory stays bounded by the runs playing)
+    tables = cache2._entries[1].tables
+    assert tables is not None and tables.records == {}
+    assert (await cache2.detail(1, played=7, final=True))["games"] == 7 and reads == []
 
 
 async def test_a_run_with_no_schedule_has_only_its_count(tmp_path: Path) -> None:

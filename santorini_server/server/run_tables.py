@@ -59,26 +59,34 @@ class RunTables:
         self.rendered: dict[str, Any] | None = None
         self.rendered_at = -float("inf")
         self.dirty = True
+        self.ended = False
         self.rendering = trio.Lock()
 
     def add(self, record: GameRecord) -> None:
         """Take a finished game (a number seen before, or outside the schedule, is ignored)."""
         number = record.game_number
-        if number is None or number in self.records or not 1 <= number <= len(self.config.schedule):
+        if self.ended or number is None or number in self.records or not 1 <= number <= len(self.config.schedule):
             return
         self.records[number] = record
         self.dirty = True
 
-    async def detail(self, final: bool) -> dict[str, Any]:
+    async def detail(self, final: bool, played: int) -> dict[str, Any]:
         """The rendered tables: current if ``final`` (the run has ended), else at most
-        :data:`REFRESH` seconds old."""
+        :data:`REFRESH` seconds old.  Once an ended run's tables hold all its ``played`` games
+        (the store's count), they are kept and its records let go."""
         async with self.rendering:  # concurrent requests share one rendering
+            if self.ended:
+                assert self.rendered is not None
+                return self.rendered
             fresh_enough = not final and time.monotonic() - self.rendered_at < REFRESH
             if self.rendered is None or (self.dirty and not fresh_enough):
                 self.dirty = False
                 records = [self.records[n] for n in sorted(self.records)]
                 self.rendered_at = time.monotonic()
                 self.rendered = await trio.to_thread.run_sync(render_tables, self.config, records)
+            if final and len(self.records) >= played:  # it changes no more: keep the tables, not the records
+                self.ended = True
+                self.records.clear()
             return self.rendered
 
     @classmethod
@@ -149,4 +157,4 @@ class RunTablesCache:
             if entry.error is not None:
                 raise entry.error
         assert entry.tables is not None
-        return await entry.tables.detail(final)
+        return await entry.tables.detail(final, played)
