@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -10,9 +12,25 @@ from ..server.gateway import DEFAULT_BOT_PORT
 from ..server.remote_engine import RECONNECT_GRACE
 from .bot_cmd import DATA_OPTION
 
+if TYPE_CHECKING:
+    from ..backends.dask_security import DaskTLS
+    from ..tournament.config import TournamentConfig
+    from ..tournament.runner import Backend
+
 __all__ = ["serve"]
 
 _PEM = click.Path(dir_okay=False, exists=True, path_type=Path)
+
+
+def _cluster(address: str, tls: DaskTLS | None) -> Callable[[TournamentConfig], Backend]:
+    """Each run's Dask backend on the scheduler at ``address``."""
+
+    def backend(config: TournamentConfig) -> Backend:
+        from ..backends.dask_backend import DaskBackend  # Dask loads with the first run it plays, not at start
+
+        return DaskBackend(config, address, tls=tls)
+
+    return backend
 
 
 @click.command()
@@ -86,8 +104,7 @@ def serve(
             ladder_tc=tc,
             ladder_gods=gods,
             ladder_concurrency=concurrency,
-            dask_address=address,
-            dask_tls=dask_tls,
+            cluster=_cluster(address, dask_tls) if address is not None else None,
         )
         trio.run(run_daemon, options, lambda line: click.echo(line, err=True))
     except (ValueError, StoreError, PermissionError) as exc:

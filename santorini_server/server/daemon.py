@@ -39,7 +39,6 @@ from .runs import RunScheduler
 from .store import DEFAULT_DATA_DIR
 
 if TYPE_CHECKING:
-    from ..backends.dask_security import DaskTLS
     from ..tournament.config import TournamentConfig
     from ..tournament.runner import Backend
 from .tokens import ADMIN_TOKEN_FILE, ensure_admin_token
@@ -79,10 +78,8 @@ class ServeOptions:
     ladder_tc: str = "10+0.1"
     ladder_gods: str = "mortal/mortal"
     ladder_concurrency: int = 1
-    dask_address: str | None = None
-    """``--backend dask --address``: runs of local bots play on this Dask scheduler."""
-    dask_tls: DaskTLS | None = None
-    """Mutual TLS for the Dask connection (``--tls-ca-file`` with ``--tls-cert``/``--tls-key``)."""
+    cluster: Callable[[TournamentConfig], Backend] | None = None
+    """``--backend dask``: makes a run's backend on the Dask cluster (runs of local bots play there)."""
 
 
 def _tls_context(options: ServeOptions) -> ssl.SSLContext | None:
@@ -112,7 +109,7 @@ async def serve(options: ServeOptions, say: Callable[[str], None] = print, drain
     gateway = Gateway(authenticator, registry)
     scheduler = RunScheduler(
         store, registry, drain=drain, drain_timeout=options.drain_timeout, grace=options.reconnect_grace,
-        cluster=_cluster(options.dask_address, options.dask_tls) if options.dask_address is not None else None,
+        cluster=options.cluster,
     )
     ladder = (
         Ladder(
@@ -157,17 +154,6 @@ async def serve(options: ServeOptions, say: Callable[[str], None] = print, drain
         authenticator.close()
         store.close()
     say("santorini serve: stopped")
-
-
-def _cluster(address: str, tls: DaskTLS | None) -> Callable[[TournamentConfig], Backend]:
-    """Each run's Dask backend on the scheduler at ``address``."""
-
-    def backend(config: TournamentConfig) -> Backend:
-        from ..backends.dask_backend import DaskBackend  # Dask loads with the first run it plays, not at start
-
-        return DaskBackend(config, address, tls=tls)
-
-    return backend
 
 
 async def _http(
