@@ -14,7 +14,10 @@
    little engine CPU; ``random``, the bundled Python engine, which also costs a Python start per
    engine per game (a CPU-bound machine); ``remote`` (default), remote bots over TCP, all in one
    process (``tools/remote_bots.py``), answering the same canned game after ``--think-ms``: no
-   engine process at all, so the figures are the daemon's own.
+   engine process at all, so the figures are the daemon's own.  A remote bot plays one game at a
+   time and the round robin's schedule meets the same bot in its first games, so remote bots keep
+   fewer games in flight than ``--games``; ``--ladder`` runs the ladder instead (``--games`` at
+   once, always), its run 1 then being the ladder's.
 """
 
 from __future__ import annotations
@@ -44,11 +47,11 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def start(data: Path, port: int, bot_port: int = 0) -> tuple[subprocess.Popen[bytes], float]:
+def start(data: Path, port: int, bot_port: int = 0, extra: tuple[str, ...] = ()) -> tuple[subprocess.Popen[bytes], float]:
     begun = time.perf_counter()
     addresses = ["--http", f"127.0.0.1:{port}", "--bots", f"127.0.0.1:{bot_port}"]
     process = subprocess.Popen(
-        [*CLI, "serve", "--data", str(data), *addresses, "--drain-timeout", "1"],
+        [*CLI, "serve", "--data", str(data), *addresses, "--drain-timeout", "1", *extra],
         stderr=subprocess.DEVNULL,
     )
     while True:
@@ -106,6 +109,8 @@ def main() -> None:
     parser.add_argument("--requests", type=int, default=500)
     parser.add_argument("--engine", choices=["remote", "canned", "random"], default="remote")
     parser.add_argument("--think-ms", type=int, default=50)
+    parser.add_argument("--ladder", action="store_true",
+                        help="the games are the ladder's (--games at once, remote bots: always that many in flight)")
     parser.add_argument("--py-spy", metavar="FILE", help="profile the daemon with py-spy (raw format) while the requests run")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
@@ -130,7 +135,8 @@ def main() -> None:
                 engine = ["--remote", "--token-file", str(Path(tmp) / f"{name}.token")]
             subprocess.run([*CLI, "bot", "add", name, *engine, "--data", str(data)], check=True, capture_output=True)
         port, bot_port = free_port(), free_port()
-        process, _ = start(data, port, bot_port)
+        ladder = ("--ladder", "--concurrency", str(args.games), "--tc", "60+0.1") if args.ladder else ()
+        process, _ = start(data, port, bot_port, ladder)
         bots = None
         if args.engine == "remote":
             bots = subprocess.Popen(
@@ -142,8 +148,9 @@ def main() -> None:
             client = httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=30)
             while bots is not None and not all(bot["connected"] for bot in client.get("/api/bots").json()):
                 time.sleep(0.1)
-            settings = {"engines": names, "tc": "10+0.1", "concurrency": args.games, "rounds": 1}
-            assert client.post("/api/runs", json=settings, headers={"Authorization": f"Bearer {token}"}).status_code == 201
+            if not args.ladder:
+                settings = {"engines": names, "tc": "10+0.1", "concurrency": args.games, "rounds": 1}
+                assert client.post("/api/runs", json=settings, headers={"Authorization": f"Bearer {token}"}).status_code == 201
             while client.get("/api/runs/1").json()["state"] != "running":
                 time.sleep(0.05)
             time.sleep(2)  # the workers have started their engines
@@ -158,9 +165,14 @@ def main() -> None:
                 spy.wait(30)
             run = client.get("/api/runs/1").json()
             report(f"API while up to {args.games} games run ({run['games']} of {run['total']} played by the end):", latencies)
-            client.post(f"/api/runs/{run['id']}/cancel", headers={"Authorization": f"Bearer {token}"})
-            while client.get("/api/runs/1").json()["state"] != "cancelled":
-                time.sleep(0.05)
+            if args.ladder and bots is not None:  # the bots leave: the ladder's games end
+                stop(bots)
+                bots = None
+                time.sleep(2)
+            else:
+                client.post(f"/api/runs/{run['id']}/cancel", headers={"Authorization": f"Bearer {token}"})
+                while client.get("/api/runs/1").json()["state"] != "cancelled":
+                    time.sleep(0.05)
             report("The same requests with no game running (the machine's own noise):", timed_requests(client, args.requests))
         finally:
             stop(process)
