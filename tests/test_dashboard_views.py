@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from santorini_server.dashboard.run_standings import StandingsCache
 from santorini_server.dashboard.sessions import Sessions, same_origin
 from santorini_server.dashboard.views import duration_text, god_rows, opponent_rows, pager, progress, rating_chart
 from santorini_server.records import GameRecord
 from santorini_server.records.archive import encode_frame
 from santorini_server.records.payload import decode_record_without_turns, encode_record
+from santorini_server.server.run_standings import StandingsCache
 from santorini_server.server.store import NewGame, RatingPoint, Store
 from santorini_server.stats.standings import Standings
 from santorini_server.tournament.config import Settings, TournamentConfig
@@ -112,12 +112,13 @@ def test_run_standings_read_only_what_the_archive_gained(tmp_path: Path) -> None
     cache = StandingsCache()
 
     def tally() -> tuple[int, int]:
-        def show(standings: object) -> tuple[int, int]:
+        def show(_: object, standings: object, games: int) -> tuple[int, int]:
             assert isinstance(standings, Standings)
             t = standings.tally("a")
+            assert t.games == games
             return t.games, t.wins
 
-        return cache.view(7, config, archive, show)
+        return cache.view(7, lambda: config, archive, "test", show)
 
     assert tally() == (0, 0)  # no archive yet
     frames = [encode_frame(_record(n, *(("a", "b") if n % 2 else ("b", "a")), winner=1)) for n in range(1, 5)]
@@ -132,8 +133,8 @@ def test_run_standings_read_only_what_the_archive_gained(tmp_path: Path) -> None
         f.write(frames[2][len(frames[2]) // 2 :] + frames[0])  # the rest, then game 1 again (a resume's duplicate)
     assert tally() == (3, 2)  # game 3 counted, game 1 not twice
     assert entry.offset == archive.stat().st_size
-    shown = entry.shown
-    assert tally() == (3, 2) and entry.shown is shown  # nothing new: the tables are not remade
+    shown = entry.shown["test"]
+    assert tally() == (3, 2) and entry.shown["test"] is shown  # nothing new: the tables are not remade
 
 
 def test_a_record_without_turns_keeps_its_tags() -> None:

@@ -174,15 +174,30 @@ async def test_remote_bot_plays_whole_games_through_play_game() -> None:
     assert records[0].players == ("alice", "Local") and records[1].players == ("Local", "alice")
 
 
+async def drop_at_the_third_turn(remote: RemoteEngine) -> None:
+    """Close the bot's connection on the server's side during its third turn (its engine, which
+    sleeps at each go, still thinking): a network drop, the engine behind the bridge alive."""
+    started: set[float] = set()
+    with trio.fail_after(30):
+        while len(started) < 3:
+            if remote.turn_started:
+                started.add(remote.turn_started)
+            await trio.sleep(0.002)
+    remote.bot.engine.process.kill()
+
+
 async def test_disconnect_during_a_turn_resumes_within_the_grace() -> None:
-    """The bot's engine crashes at its third go; the bridge reconnects with a fresh engine and
-    the game resumes from the position re-sent in full, to a normal end."""
+    """The connection drops during the bot's third turn (its engine still thinking); the bridge
+    reconnects with a fresh engine and the game resumes from the position re-sent in full, to a
+    normal end."""
     async with bot_port() as (gateway, port, nursery):
         logins: list[float] = []
-        start_bridge(nursery, port, "alice", instant("Flaky", "crash=3"), say=lambda line: logins.append(0))
+        start_bridge(nursery, port, "alice", instant("Flaky", "sleep=100"), say=lambda line: logins.append(0))
         await until(lambda: gateway.registry.available() == ["alice"])
         remote = await RemoteEngine.take(gateway.registry, "alice", grace=10)
         local = await Engine.start(nursery, instant("Local"))
+
+        nursery.start_soon(drop_at_the_third_turn, remote)
         tc = parse_tc("30+0.1")
         report = await play_game((remote, local), GameSetup(tcs=(tc, tc)))
         remote.release()
@@ -192,6 +207,27 @@ async def test_disconnect_during_a_turn_resumes_within_the_grace() -> None:
     assert check_record(record) == []
     assert len(logins) >= 1  # at least one reconnection happened
     assert remote.bot is not None
+
+
+async def test_an_engine_that_exits_behind_the_bridge_loses_with_crash_at_once() -> None:
+    """The engine crashes at its third go: the bridge says so before it closes, and the game is
+    ruled ``crash`` with the engine's exit status, not waited for as a network drop (grace 30 s)."""
+    async with bot_port() as (gateway, port, nursery):
+        start_bridge(nursery, port, "alice", instant("Crashing", "crash=3"))
+        await until(lambda: gateway.registry.available() == ["alice"])
+        remote = await RemoteEngine.take(gateway.registry, "alice", grace=30)
+        local = await Engine.start(nursery, instant("Local"))
+        tc = parse_tc("30+0.1")
+        started = trio.current_time()
+        report = await play_game((remote, local), GameSetup(tcs=(tc, tc)))
+        waited = trio.current_time() - started
+        remote.release()
+        await local.aclose()
+    record = report.record
+    assert (record.result, record.termination) == ("0-1", "crash")
+    assert record.termination_detail == "exited during its turn (the engine behind the bridge ended: exit code 3)"
+    assert waited < 10  # far less than the grace: nobody waited for a reconnection
+    assert check_record(record) == []
 
 
 async def test_a_connection_lost_between_games_comes_back_at_the_next_newgame() -> None:
@@ -216,11 +252,12 @@ async def test_a_connection_lost_between_games_comes_back_at_the_next_newgame() 
 
 async def test_disconnect_without_return_loses_with_crash_disconnected() -> None:
     async with bot_port() as (gateway, port, nursery):
-        gone = instant("Gone", "crash=3")
+        gone = instant("Gone", "sleep=100")
         nursery.start_soon(lambda: run_bridge(address(port), "alice", TOKENS["alice"], gone, max_sessions=1))
         await until(lambda: gateway.registry.available() == ["alice"])
         remote = await RemoteEngine.take(gateway.registry, "alice", grace=0.5)
         local = await Engine.start(nursery, instant("Local"))
+        nursery.start_soon(drop_at_the_third_turn, remote)
         tc = parse_tc("30+0.1")
         started = trio.current_time()
         report = await play_game((remote, local), GameSetup(tcs=(tc, tc)))
@@ -235,11 +272,12 @@ async def test_disconnect_without_return_loses_with_crash_disconnected() -> None
 async def test_the_grace_never_outlasts_the_clock() -> None:
     """A bot with 1.5 s on its clock and a 30 s grace: it loses well before the grace is over."""
     async with bot_port() as (gateway, port, nursery):
-        gone = instant("Gone", "crash=3")
+        gone = instant("Gone", "sleep=100")
         nursery.start_soon(lambda: run_bridge(address(port), "alice", TOKENS["alice"], gone, max_sessions=1))
         await until(lambda: gateway.registry.available() == ["alice"])
         remote = await RemoteEngine.take(gateway.registry, "alice", grace=30)
         local = await Engine.start(nursery, instant("Local"))
+        nursery.start_soon(drop_at_the_third_turn, remote)
         tc = parse_tc("1.5+0")
         started = trio.current_time()
         report = await play_game((remote, local), GameSetup(tcs=(tc, tc)))

@@ -22,7 +22,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from santorini_server.records import read_archive
+from santorini_server.records import read_archive, read_record_at
 
 CLI = [sys.executable, "-m", "santorini_server.cli"]
 READY = re.compile(r"API (http://\S+), bots tcp://(\S+):(\d+), .*\(ready in ([0-9.]+) s\)")
@@ -163,8 +163,17 @@ def test_serve_plays_a_submitted_match_with_a_remote_bot_then_drains(data: Path,
         assert bots["a"]["games"] == bots["c"]["games"] == 4 and bots["b"]["games"] == 0
         game = daemon.http.get(f"/api/games/{run['game_ids'][0]}").json()
         assert {game["player1"], game["player2"]} == {"a", "c"} and game["turns"]
+        for record in read_archive(data / "runs" / "1" / "games.msgpack")[0]:  # the remote seat's round trip
+            remote, local = (1, 2) if record.players[0] == "c" else (2, 1)
+            assert re.fullmatch(r"\d+\.\d{3}ms", record.tag(f"Player{remote}RoundTrip") or ""), record.tags
+            assert record.tag(f"Player{local}RoundTrip") is None
+        assert "RoundTrip" in str(game["tags"])
         sgn = daemon.http.get(f"/api/games/{run['game_ids'][0]}.sgn").text
-        assert sgn.startswith("[Event ") and "[Player1 " in sgn
+        assert sgn.startswith("[Event ") and "[Player1 " in sgn and "RoundTrip \"" in sgn
+        with sqlite3.connect(data / "santorini.db") as conn:  # each game is read from its own frame
+            offsets = conn.execute("SELECT number, archive_offset FROM games WHERE run_id = 1 ORDER BY number").fetchall()
+        archive = data / "runs" / "1" / "games.msgpack"
+        assert [read_record_at(archive, offset).game_number for _, offset in offsets] == [n for n, _ in offsets]
         assert daemon.http.get("/api/runs").json()[0]["state"] == "finished"
         assert admin not in daemon.http.get("/api/runs/1").text
     finally:
@@ -294,3 +303,17 @@ def test_ladder_plays_rates_swaps_seats_rotates_gods_and_resumes_numbering(data:
     assert ladder["kind"] == "ladder" and ladder["state"] == "running" and ladder["games"] > len(records)
     assert again.stop() == 0
     assert indexed(data, 1) == archived(data, 1) == list(range(1, len(indexed(data, 1)) + 1))
+
+
+def test_what_serve_loads_before_it_accepts_leaves_out_the_runner_the_ladder_and_openskill() -> None:
+    """The daemon's start (under 1 s: tools/bench_serve.py) loads only what accepting needs; the
+    tournament runner (its report page), Jinja2 (the dashboard's pages), the ladder and openskill load
+    with their first use."""
+    code = (
+        "import sys, hypercorn.trio, santorini_server.cli.serve_cmd\n"
+        "import santorini_server.server.daemon, santorini_server.server.api, santorini_server.dashboard.app\n"
+        "print(' '.join(sorted(m for m in ('jinja2', 'openskill', 'santorini_server.tournament.runner',"
+        " 'santorini_server.server.ladder', 'dask', 'numpy') if m in sys.modules)))\n"
+    )
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60).stdout.split()
+    assert loaded == []

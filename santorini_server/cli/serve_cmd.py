@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -10,9 +12,25 @@ from ..server.gateway import DEFAULT_BOT_PORT
 from ..server.remote_engine import RECONNECT_GRACE
 from .bot_cmd import DATA_OPTION
 
+if TYPE_CHECKING:
+    from ..backends.dask_security import DaskTLS
+    from ..tournament.config import TournamentConfig
+    from ..tournament.runner import Backend
+
 __all__ = ["serve"]
 
 _PEM = click.Path(dir_okay=False, exists=True, path_type=Path)
+
+
+def _cluster(address: str, tls: DaskTLS | None) -> Callable[[TournamentConfig], Backend]:
+    """Each run's Dask backend on the scheduler at ``address``."""
+
+    def backend(config: TournamentConfig) -> Backend:
+        from ..backends.dask_backend import DaskBackend  # Dask loads with the first run it plays, not at start
+
+        return DaskBackend(config, address, tls=tls)
+
+    return backend
 
 
 @click.command()
@@ -40,21 +58,44 @@ _PEM = click.Path(dir_okay=False, exists=True, path_type=Path)
 @click.option("--tc", default="10+0.1", show_default=True, help="The ladder's time control.")
 @click.option("--gods", default="mortal/mortal", show_default=True, help="The ladder's god pairings, rotated (a,b,... or all).")
 @click.option("--concurrency", type=click.IntRange(min=1), default=1, show_default=True, help="Ladder games at once.")
+@click.option("--backend", type=click.Choice(["local", "dask"]), default="local", show_default=True,
+              help="Where runs of local bots play: this process, or the Dask cluster at --address.")
+@click.option("--address", metavar="tcp://HOST:PORT",
+              help="With --backend dask: the scheduler of `santorini scheduler` (tls://HOST:PORT with --tls-ca-file).")
+@click.option("--tls-ca-file", type=_PEM, metavar="FILE",
+              help="With --backend dask: Dask's mutual TLS; the cluster's CA, and --tls-cert/--tls-key are this "
+                   "machine's certificate for the cluster too.")
 def serve(
     data_dir: Path, http: str, bots: str, tls_cert: Path | None, tls_key: Path | None,
     drain_timeout: float, reconnect_grace: float, public: bool, ladder: bool, tc: str, gods: str, concurrency: int,
+    backend: str, address: str | None, tls_ca_file: Path | None,
 ) -> None:
-    """Keep a referee running: the job API, the bot port and the runs, until SIGTERM or Ctrl-C."""
+    """Keep a referee running: the job API, the bot port and the runs, until SIGTERM or Ctrl-C.
+
+    \b
+    With --backend dask, runs whose bots are all local play on a Dask cluster (each worker's
+    engines file names the bots); runs with a remote bot still play here.
+    """
     import trio
 
-    from ..backends.dask_security import is_loopback
+    from ..backends.dask_security import DaskTLS, is_loopback
     from ..dashboard.app import dashboard_app
     from ..server.daemon import DEFAULT_HTTP_PORT, ServeOptions, parse_host_port
     from ..server.daemon import serve as run_daemon
     from ..server.store import StoreError
+    from .dask_options import checked_address
 
     if (tls_cert is None) != (tls_key is None):
         raise click.UsageError("--tls-cert and --tls-key go together")
+    if backend != "dask" and (address is not None or tls_ca_file is not None):
+        raise click.UsageError("--address and --tls-ca-file need --backend dask")
+    dask_tls = None
+    if backend == "dask":
+        if address is None:
+            raise click.UsageError("--backend dask needs --address: the scheduler of `santorini scheduler`")
+        # --tls-ca-file turns on Dask's mutual TLS, with the server's own certificate and key
+        dask_tls = DaskTLS(tls_ca_file, tls_cert, tls_key) if tls_ca_file is not None else DaskTLS()
+        checked_address(dask_tls, address)
     try:
         options = ServeOptions(
             data=data_dir,
@@ -68,6 +109,7 @@ def serve(
             ladder_tc=tc,
             ladder_gods=gods,
             ladder_concurrency=concurrency,
+            cluster=_cluster(address, dask_tls) if address is not None else None,
         )
         if not public and not is_loopback(options.http[0]):
             raise click.UsageError(

@@ -18,7 +18,6 @@ from ..server.api import create_app
 from ..server.daemon import WebContext
 from .live_routes import live_routes
 from .pages import page_routes, warm_standings
-from .run_standings import StandingsCache
 from .security import SecurityHeaders
 
 __all__ = ["dashboard_app"]
@@ -29,10 +28,9 @@ def dashboard_app(web: WebContext) -> Starlette:
 
     While the app is served (its lifespan), a task counts the listed runs' standings in the
     background (:func:`warm_standings`), cancelled when the server stops."""
-    cache = StandingsCache()
     app = create_app(web.store, web.registry, web.scheduler, web.admin_token)
     app.router.routes.extend(
-        page_routes(web.store, web.registry, web.scheduler, web.admin_token, secure=web.secure, cache=cache)
+        page_routes(web.store, web.registry, web.scheduler, web.admin_token, secure=web.secure)
     )
     app.router.routes.extend(live_routes(web.store, web.scheduler, web.hub))
     app.add_middleware(SecurityHeaders)
@@ -40,7 +38,7 @@ def dashboard_app(web: WebContext) -> Starlette:
     @asynccontextmanager
     async def lifespan(_: object) -> AsyncIterator[None]:
         async with trio.open_nursery() as nursery:
-            nursery.start_soon(warm_standings, web.store, web.scheduler, cache)
+            nursery.start_soon(warm_standings, web.store, web.scheduler)
             yield
             nursery.cancel_scope.cancel()
 

@@ -16,9 +16,8 @@ from __future__ import annotations
 import functools
 import re
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import jinja2
 import trio
 from markupsafe import Markup
 from starlette.requests import Request
@@ -34,6 +33,9 @@ from ..server.store import NoSuchGame, Store
 from ..tournament.output import ARCHIVE
 from ..viewer.model import game_data
 from ..viewer.svg import DEFS, ISO_BOX, STYLE, TOP_BOX, geometry
+
+if TYPE_CHECKING:
+    import jinja2
 
 __all__ = ["live_routes", "SEND_TIMEOUT", "COALESCE", "SEND_SLOTS"]
 
@@ -56,6 +58,8 @@ _GAME_ID = re.compile(r"([0-9]{1,9})-([0-9]{1,9})|([0-9]{1,9})")
 
 @functools.cache
 def _environment() -> jinja2.Environment:
+    import jinja2  # with the first page rendered, not at the daemon's start
+
     return jinja2.Environment(
         loader=jinja2.ChoiceLoader([
             jinja2.PackageLoader("santorini_server.dashboard", "templates"),

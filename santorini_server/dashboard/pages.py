@@ -6,7 +6,8 @@ engine specs, run names and every other stored text are untrusted), loading scri
 files from ``/static/`` and carrying ``data-live="TOPIC"`` on its ``<body>`` for the live
 updates' script (section 17.3).  The data comes from the store's bounded, indexed queries
 (:meth:`Store.recent_runs`, :meth:`Store.run_games_page`, :meth:`Store.bot_games_page`, ...), read
-in one worker thread per page; a run's standings come from :class:`.run_standings.StandingsCache`,
+in one worker thread per page; a run's standings come from the scheduler's
+:class:`~..server.run_standings.StandingsCache`,
 which reads each archive once and then only what it gained.
 
 Mutations (submit a run, cancel it, revoke or remove a bot) are POSTed forms, each needing an
@@ -21,13 +22,12 @@ from __future__ import annotations
 import functools
 import hmac
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from functools import partial
+from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl
 
-import jinja2
 import msgspec
 import trio
 from starlette.requests import Request
@@ -43,7 +43,6 @@ from ..tournament.config import Settings, TournamentConfig
 from ..tournament.output import ARCHIVE
 from ..tournament.report import Table, standings_tables
 from ..tournament.scoring import versus
-from .run_standings import StandingsCache
 from .sessions import COOKIE, Session, Sessions, same_origin
 from .static_files import static_mount
 from .views import (
@@ -57,6 +56,9 @@ from .views import (
     progress,
     rating_chart,
 )
+
+if TYPE_CHECKING:
+    import jinja2
 
 __all__ = ["MAX_FORM", "RECENT_RUNS", "TOP_BOTS", "page_routes", "run_engines", "warm_standings"]
 
@@ -84,6 +86,8 @@ class Refused(Exception):
 
 @functools.cache
 def _environment() -> jinja2.Environment:
+    import jinja2  # with the first page rendered, not at the daemon's start
+
     env = jinja2.Environment(
         loader=jinja2.PackageLoader("santorini_server.dashboard", "templates"),
         autoescape=jinja2.select_autoescape(default=True, default_for_string=True),
@@ -154,20 +158,21 @@ class RunTables:
     match: MatchLine | None
 
 
-def _run_tables(config: TournamentConfig) -> Callable[[Any], RunTables]:
+def _same(config: TournamentConfig) -> TournamentConfig:
+    """The config a run's page already has (the standings cache asks for it only once a run)."""
+    return config
+
+
+def run_tables(config: TournamentConfig, standings: Any, games: int) -> RunTables:
     """The run page's tables; a two-engine match gets its headline instead of a crosstable (the
     standings already give each one's score against the other), its ranking made once."""
-
-    def show(standings: Any) -> RunTables:
-        names = [spec.name for spec in config.specs]
-        if isinstance(standings, Standings) and len(names) == 2:
-            ranking = standings.ranking()
-            table, _, losses = standings_tables(standings, crosstable=False, ranking=ranking)
-            return RunTables(table, None, losses, match_line(standings, ranking, names[0], names[1], config.sprt))
-        table, crosstable, losses = standings_tables(standings)
-        return RunTables(table, crosstable, losses, None)
-
-    return show
+    names = [spec.name for spec in config.specs]
+    if isinstance(standings, Standings) and len(names) == 2:
+        ranking = standings.ranking()
+        table, _, losses = standings_tables(standings, crosstable=False, ranking=ranking)
+        return RunTables(table, None, losses, match_line(standings, ranking, names[0], names[1], config.sprt))
+    table, crosstable, losses = standings_tables(standings)
+    return RunTables(table, crosstable, losses, None)
 
 
 def _config(run: Run) -> TournamentConfig | None:
@@ -177,7 +182,7 @@ def _config(run: Run) -> TournamentConfig | None:
     return TournamentConfig.from_settings(msgspec.convert(run.settings, Settings))
 
 
-async def warm_standings(store: AsyncStore, scheduler: RunScheduler, cache: StandingsCache) -> None:
+async def warm_standings(store: AsyncStore, scheduler: RunScheduler) -> None:
     """Count the standings of the runs the home page lists, one after another in a worker thread,
     so that a run's first view after a start does not read its whole archive (SPEC.md section 17.1).
     A run whose settings or archive cannot be read is left to its page, which says why."""
@@ -186,7 +191,8 @@ async def warm_standings(store: AsyncStore, scheduler: RunScheduler, cache: Stan
             config = await trio.to_thread.run_sync(_config, run)
             if config is not None:
                 archive = scheduler.run_directory(run.id) / ARCHIVE
-                await trio.to_thread.run_sync(cache.view, run.id, config, archive, _run_tables(config))
+                view = partial(scheduler.standings.view, run.id, partial(_same, config), archive, "page", run_tables)
+                await trio.to_thread.run_sync(view)
         except (ValueError, OSError, msgspec.ValidationError):
             continue
 
@@ -198,17 +204,15 @@ def page_routes(
     admin_token: str,
     *,
     secure: bool = False,
-    cache: StandingsCache | None = None,
 ) -> list[BaseRoute]:
     """The dashboard's routes (and ``/static``) over the daemon's store, bots and scheduler.
 
     Args:
         secure: the daemon speaks TLS: the session cookie is marked ``Secure``.
-        cache: the runs' standings (shared with :func:`warm_standings`); None: a new one.
     """
     expected = admin_token.encode("utf-8")
     sessions = Sessions()
-    cache = cache if cache is not None else StandingsCache()
+    cache = scheduler.standings
     configs: dict[int, TournamentConfig | None] = {}
 
     def session_of(request: Request) -> Session | None:
@@ -296,7 +300,10 @@ def page_routes(
         tables = None
         if config is not None:
             archive = scheduler.run_directory(run.id) / ARCHIVE
-            tables = await trio.to_thread.run_sync(cache.view, run.id, config, archive, _run_tables(config))
+            final = run.state in ("finished", "cancelled")
+            tables = await trio.to_thread.run_sync(
+                partial(cache.view, run.id, partial(_same, config), archive, "page", run_tables, final=final)
+            )
         total = len(config.schedule) if config is not None else None
         shown: Progress = progress(data["done"], total, run.started, run.finished, datetime.now(UTC))
         return render(

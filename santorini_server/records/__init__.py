@@ -16,6 +16,7 @@ from .archive import (
     map_file,
     read_archive,
     read_frame,
+    read_record_at,
     scan_archive,
 )
 from .archive_writer import ArchiveWriter
@@ -95,7 +96,7 @@ __all__ = [
     # payload
     "SCHEMA_VERSION", "encode_record", "decode_record",
     # archive
-    "encode_frame", "read_frame", "scan_archive", "map_file", "iter_archive", "read_archive",
+    "encode_frame", "read_frame", "scan_archive", "map_file", "iter_archive", "read_archive", "read_record_at",
     # durable files and the writers
     "DurableAppender", "atomic_file", "fsync_dir", "ArchiveWriter", "SgnWriter", "DeferredSgnWriter",
     "ResultsWriter",

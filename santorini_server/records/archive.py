@@ -14,11 +14,11 @@ import stat
 from collections.abc import Iterator
 from typing import BinaryIO
 
-from .frames import ArchiveError, CorruptFrame, Frame, frame_payload, iter_frames
+from .frames import _HEADER, HEADER_SIZE, MAX_PAYLOAD, ArchiveError, CorruptFrame, Frame, frame_payload, iter_frames
 from .game import GameRecord
 from .payload import decode_record, encode_record
 
-__all__ = ["encode_frame", "read_frame", "scan_archive", "map_file", "iter_archive", "read_archive"]
+__all__ = ["encode_frame", "read_frame", "scan_archive", "map_file", "iter_archive", "read_archive", "read_record_at"]
 
 
 def encode_frame(record: GameRecord) -> bytes:
@@ -84,3 +84,25 @@ def read_archive(path: str | os.PathLike[str]) -> tuple[list[GameRecord], list[C
             else:
                 records.append(item)
     return records, damage
+
+
+def read_record_at(path: str | os.PathLike[str], offset: int) -> GameRecord:
+    """The record of the frame that starts at byte ``offset`` of the archive at ``path``: one
+    game read without scanning the archive (the offset is what the writer's append returned).
+
+    Raises:
+        ArchiveError: no intact frame starts there, or its payload does not decode.
+        OSError: the file cannot be read.
+    """
+    with open(path, "rb") as f:
+        f.seek(offset)
+        header = f.read(HEADER_SIZE)
+        length = _HEADER.unpack(header)[1] if len(header) == HEADER_SIZE else 0
+        data = header + f.read(min(length, MAX_PAYLOAD))
+    item = next(iter_frames(data), None)
+    if not isinstance(item, Frame) or item.offset != 0:
+        raise ArchiveError(f"{os.fspath(path)!r}: no intact frame at byte {offset}")
+    record = read_frame(item)
+    if isinstance(record, CorruptFrame):
+        raise ArchiveError(f"{os.fspath(path)!r}: frame at byte {offset}: {record.reason}")
+    return record

@@ -13,18 +13,24 @@ stream (``trio.SSLStream``) is read by awaiting ``receive_some`` into a buffer. 
 byte budget per second: past it, nothing more is read until the second is over, so a flooding
 peer costs the referee a bounded amount of work (the kernel's socket buffer and TCP's flow
 control hold the rest).
+
+A connection that ends is a network drop, which the server may wait out (the reconnect grace),
+unless its last line was :data:`BRIDGE_EXIT` (``santorini connect`` sends it when the engine
+behind it exits, then closes): then the engine itself ended, :attr:`StreamTransport.engine_exited`
+is true and the status says how (SPEC.md section 16.3).
 """
 
 from __future__ import annotations
 
 import os
+import re
 import select
 
 import trio
 
 from ..process import BoundedCapture, EngineGone, ExitStatus, StderrSink
 
-__all__ = ["StreamTransport", "DISCONNECTED", "CHUNK_BYTES", "BYTE_BUDGET"]
+__all__ = ["StreamTransport", "DISCONNECTED", "CHUNK_BYTES", "BYTE_BUDGET", "BRIDGE_EXIT", "engine_exit_report"]
 
 DISCONNECTED = ExitStatus(detail="disconnected")
 """The status of a remote engine whose connection ended."""
@@ -33,6 +39,18 @@ CHUNK_BYTES = 65536
 BYTE_BUDGET = 4 * 2**20
 """Bytes a remote engine may send per second before reads pause for the rest of the second
 (a turn with its ``info`` lines is a few hundred bytes; 4 MiB/s is far beyond any honest bot)."""
+BRIDGE_EXIT = "info string bridge: engine exited: "
+"""The line (then how it exited, e.g. ``exit code 3``) a bridge sends when its engine ends; plain
+SEI, so a server that does not know it takes it for telemetry."""
+_TAIL_BYTES = 512
+_BRIDGE_EXIT_LINE = re.compile(rb"(?:^|\n)" + re.escape(BRIDGE_EXIT.encode()) + rb"([ -~]{1,200})\r?\n$")
+
+
+def engine_exit_report(tail: bytes) -> str | None:
+    """How the engine exited, if ``tail`` (the last bytes of a connection) ends with the bridge's
+    :data:`BRIDGE_EXIT` line."""
+    match = _BRIDGE_EXIT_LINE.search(tail)
+    return match[1].decode("ascii") if match else None
 
 
 class StreamTransport:
@@ -49,6 +67,9 @@ class StreamTransport:
         self._eof = False
         self._window_end = -1.0
         self._window_used = 0
+        self._tail = b""
+        self.engine_exited = False
+        """The connection's last line said the engine behind the bridge exited (not a drop)."""
         socket_stream = stream if isinstance(stream, trio.SocketStream) else None
         self._fd = socket_stream.socket.fileno() if socket_stream is not None else -1
         self._poll = select.poll()
@@ -69,7 +90,9 @@ class StreamTransport:
 
     def _end(self) -> None:
         if self._status is None:
-            self._status = DISCONNECTED
+            report = engine_exit_report(self._tail)
+            self.engine_exited = report is not None
+            self._status = DISCONNECTED if report is None else ExitStatus(detail=f"the engine behind the bridge ended: {report}")
             self._ended.set()
 
     async def ended_within(self, seconds: float) -> bool:
@@ -155,6 +178,7 @@ class StreamTransport:
             self._eof = True
             self._end()
             return b""
+        self._tail = (self._tail + data)[-_TAIL_BYTES:]
         return self._charge(data)
 
     def unread(self, data: bytes) -> None:
@@ -199,6 +223,7 @@ class StreamTransport:
             data = b""
         if data:
             self._buffer += data
+            self._tail = (self._tail + data)[-_TAIL_BYTES:]
         else:
             self._eof = True
 

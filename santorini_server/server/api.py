@@ -6,7 +6,8 @@ Reads are open to whoever can reach the port (loopback by default); every mutati
 constant time).  Bodies are read with a bound (413 beyond :data:`MAX_BODY`) and checked field by
 field with the tournament's own settings schema (400 with the message for bad JSON, an unknown
 field or a wrong type).  Standings and crosstables are the tournament's, computed from the run's
-archive: the files are the record, the database their index.
+archive once and then kept current game by game (:mod:`.run_standings`); a game is read from its
+frame at the offset the index keeps: the files are the record, the database their index.
 """
 
 from __future__ import annotations
@@ -24,12 +25,9 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
-from ..records import GameRecord, read_archive, record_bytes
+from ..records import ArchiveError, GameRecord, read_archive, read_record_at, record_bytes
 from ..records.results_jsonl import result_summary
-from ..stats.standings import Standings
-from ..tournament.config import STATE_FILE, TournamentConfig, load_settings
 from ..tournament.output import ARCHIVE
-from ..tournament.scoring import count_game, new_standings, standings_block
 from .async_store import AsyncStore
 from .registry import BotRegistry
 from .runs import RunScheduler, run_settings
@@ -121,33 +119,11 @@ def create_app(store: AsyncStore, registry: BotRegistry, scheduler: RunScheduler
         runs = await store.read(Store.runs)
         return JSONResponse([_run_json(run) for run in runs])
 
-    def standings_of(run_id: int) -> dict[str, Any]:
-        directory = scheduler.run_directory(run_id)
-        archive = directory / ARCHIVE
-        if not archive.exists() or not (directory / STATE_FILE).exists():  # a ladder has no schedule
-            played = len(read_archive(archive)[0]) if archive.exists() else 0
-            return {"games": played, "total": None, "standings": "", "crosstable": ""}
-        config = TournamentConfig.from_settings(load_settings(directory))
-        standings = new_standings(config)
-        records, _ = read_archive(archive)
-        seen: set[int] = set()
-        for record in records:
-            if record.game_number is not None and record.game_number not in seen:
-                seen.add(record.game_number)
-                count_game(standings, record, record.game_number)
-        crosstable = standings.crosstable() if isinstance(standings, Standings) else ""
-        return {
-            "games": len(seen),
-            "total": len(config.schedule),
-            "standings": standings_block(config, standings),
-            "crosstable": crosstable,
-        }
-
     async def get_run(request: Request) -> Response:
         run = await run_or_404(request)
-        detail = await trio.to_thread.run_sync(standings_of, run.id)
-        games = await store.read(Store.games, run.id)
-        return JSONResponse({**_run_json(run), **detail, "game_ids": [game.id for game in games]})
+        game_ids = await store.read(Store.game_ids, run.id)
+        detail = await scheduler.tables(run.id, len(game_ids), final=run.state in ("finished", "cancelled"))
+        return JSONResponse({**_run_json(run), **detail, "game_ids": game_ids})
 
     async def cancel(request: Request) -> Response:
         authorize(request)
@@ -165,6 +141,11 @@ def create_app(store: AsyncStore, registry: BotRegistry, scheduler: RunScheduler
         except (ValueError, NoSuchGame):
             raise HTTPException(404, f"no game {text}") from None
         archive = scheduler.run_directory(game.run_id) / ARCHIVE
+        if game.archive_offset is not None:
+            try:
+                return await trio.to_thread.run_sync(read_record_at, archive, game.archive_offset)
+            except (ArchiveError, OSError):
+                pass  # not where the index says: look through the whole archive
         records, _ = await trio.to_thread.run_sync(read_archive, archive)
         for record in records:
             if record.game_number == game.number:
@@ -191,7 +172,7 @@ def create_app(store: AsyncStore, registry: BotRegistry, scheduler: RunScheduler
                 "kind": bot.kind,
                 "active": bot.active,
                 "connected": connected is not None if bot.kind == "remote" else None,
-                "rtt_ms": round(connected.rtt * 1000, 3) if connected is not None else None,
+                "rtt_ms": round(rtt * 1000, 3) if (rtt := registry.round_trip(bot.name)) is not None else None,
                 "mu": rating.mu if rating else None,
                 "sigma": rating.sigma if rating else None,
                 "conservative": rating.conservative if rating else None,

@@ -7,8 +7,12 @@ Ctrl-C or ``kill -9``) and relays bytes both ways, never interpreting them: the 
 first (``sei 1``), exactly as to a subprocess.  When either side ends -- the connection drops,
 the server sends ``quit``, the engine exits -- the engine is stopped and the connection closed,
 and the bridge connects again after a back-off (exponential, capped, with jitter; reset by a
-successful login).  A refused login ends the bridge with :class:`LoginRefused` (a wrong token is
-not retried), except ``already connected``, which is retried like a drop.
+successful login).  When it is the engine that ended, the bridge first tells the server how, in
+one SEI-valid line (:data:`~santorini_server.referee.stream_transport.BRIDGE_EXIT`, e.g.
+``info string bridge: engine exited: exit code 3``), so that the server rules the crash at once
+instead of waiting for a reconnection as after a network drop.  A refused login ends the bridge
+with :class:`LoginRefused` (a wrong token is not retried), except ``already connected``, which is
+retried like a drop.
 
 The token comes from a file, never from the command line (it would show in ``ps``), and is
 never logged.
@@ -24,9 +28,10 @@ from dataclasses import dataclass
 
 import trio
 
-from ..process import open_engine_process
+from ..process import EngineProcess, open_engine_process
 from ..process.transport import EngineLimits
 from ..referee import EngineSpec
+from ..referee.stream_transport import BRIDGE_EXIT
 
 __all__ = ["ServerAddress", "parse_server_url", "Backoff", "LoginRefused", "bridge_once", "run_bridge", "read_token"]
 
@@ -34,6 +39,8 @@ _URL = re.compile(r"(tcp|tls)://(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+):(\d{1,5})")
 LOGIN_ANSWER_TIMEOUT = 30.0
 """Seconds for the server's answer to the login line (it holds back answers to failing addresses)."""
 CHUNK = 65536
+EXIT_WAIT = 1.0
+"""Seconds to wait for an engine that closed its output to exit, for its status."""
 
 
 @dataclass(frozen=True)
@@ -158,6 +165,7 @@ async def bridge_once(
         if spec.memory_limit or spec.cpu_limit:
             limits = EngineLimits(memory_bytes=spec.memory_limit, cpu_seconds=spec.cpu_limit)
         ended = "the connection ended"
+        engine_ended = False
         async with open_engine_process(list(spec.argv), cwd=spec.cwd, limits=limits, quit_bytes=b"") as engine:
 
             async def server_to_engine() -> None:
@@ -169,27 +177,41 @@ async def bridge_once(
                 ended = "the server closed the connection"
 
             async def engine_to_server() -> None:
-                nonlocal ended
+                nonlocal ended, engine_ended
                 while data := await engine.receive_some(CHUNK):
                     await stream.send_all(data)
-                ended = "the engine closed its output"
+                ended, engine_ended = "the engine closed its output", True
 
             async def until_done(relay: Callable[[], Awaitable[None]], scope: trio.CancelScope) -> None:
-                nonlocal ended
+                nonlocal ended, engine_ended
                 try:
                     await relay()
                 except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
                     ended = f"the relay failed ({type(exc).__name__})"
                 except Exception as exc:  # EngineGone: the engine stopped reading
-                    ended = f"the engine ended ({exc})"
+                    ended, engine_ended = f"the engine ended ({exc})", True
                 scope.cancel()
 
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(until_done, server_to_engine, nursery.cancel_scope)
                 nursery.start_soon(until_done, engine_to_server, nursery.cancel_scope)
+            if engine_ended:
+                await _report_exit(stream, engine)
         return ended
     finally:
         await trio.aclose_forcefully(stream)
+
+
+async def _report_exit(stream: trio.abc.Stream, engine: EngineProcess) -> None:
+    """Tell the server how the engine ended (bounded; a connection already gone is fine)."""
+    with trio.move_on_after(EXIT_WAIT):
+        await engine.wait()
+    how = engine.exit_description() if engine.status is not None else "it closed its output"
+    with trio.move_on_after(EXIT_WAIT):
+        try:
+            await stream.send_all(f"{BRIDGE_EXIT}{how}\n".encode("ascii", "replace"))
+        except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+            pass
 
 
 async def run_bridge(

@@ -25,7 +25,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import structlog
 import trio
@@ -33,12 +33,15 @@ import trio
 from .async_store import AsyncStore
 from .auth import StoreAuthenticator
 from .gateway import DEFAULT_BOT_PORT, Gateway, serve_bots
-from .ladder import Ladder
 from .live import LiveHub
 from .registry import BotRegistry
 from .remote_engine import RECONNECT_GRACE
 from .runs import RunScheduler
 from .store import DEFAULT_DATA_DIR
+
+if TYPE_CHECKING:
+    from ..tournament.config import TournamentConfig
+    from ..tournament.runner import Backend
 from .tokens import ADMIN_TOKEN_FILE, ensure_admin_token
 
 __all__ = ["ServeOptions", "WebContext", "AppFactory", "serve", "DEFAULT_HTTP_PORT", "parse_host_port"]
@@ -76,6 +79,8 @@ class ServeOptions:
     ladder_tc: str = "10+0.1"
     ladder_gods: str = "mortal/mortal"
     ladder_concurrency: int = 1
+    cluster: Callable[[TournamentConfig], Backend] | None = None
+    """``--backend dask``: makes a run's backend on the Dask cluster (runs of local bots play there)."""
 
 
 @dataclass(frozen=True)
@@ -121,6 +126,9 @@ async def serve(
 
     from .api import create_app
 
+    if options.ladder:  # the ladder brings the referee's game loop and openskill: only when asked for
+        from .ladder import Ladder
+
     begun = time.monotonic()
     store = await AsyncStore.open(options.data)
     admin_token = await trio.to_thread.run_sync(ensure_admin_token, options.data)
@@ -130,7 +138,8 @@ async def serve(
     gateway = Gateway(authenticator, registry)
     hub = LiveHub()
     scheduler = RunScheduler(
-        store, registry, drain=drain, drain_timeout=options.drain_timeout, grace=options.reconnect_grace, hub=hub
+        store, registry, drain=drain, drain_timeout=options.drain_timeout, grace=options.reconnect_grace, hub=hub,
+        cluster=options.cluster,
     )
     ladder = (
         Ladder(

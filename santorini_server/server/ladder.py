@@ -135,7 +135,7 @@ class Ladder:
         self.run_id = run_id
         directory = self.store.data_dir / RUNS_DIR / str(run_id)
         await reconcile(self.store, run_id, directory)
-        files = IndexedFiles(directory, self.store, run_id, self.hub)
+        files = IndexedFiles(directory, self.store, run_id, self.hub, round_trip=self.registry.round_trip)
         records, _ = await trio.to_thread.run_sync(files.open)
         for record in records:
             self._count(record)

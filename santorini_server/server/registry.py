@@ -59,6 +59,7 @@ class BotRegistry:
     def __init__(self) -> None:
         self._bots: dict[str, RemoteBot] = {}
         self._waiters: dict[str, list[trio.MemorySendChannel[RemoteBot]]] = {}
+        self._round_trips: dict[str, float] = {}
 
     def __len__(self) -> int:
         return len(self._bots)
@@ -67,6 +68,11 @@ class BotRegistry:
         """The bot connected under ``name``, idle or busy, if any."""
         bot = self._bots.get(name.lower())
         return bot if bot is not None and bot.connected else None
+
+    def round_trip(self, name: str) -> float | None:
+        """The round trip (seconds) measured at the bot's latest login since the server started,
+        connected or not; None if it has not logged in."""
+        return self._round_trips.get(name.lower())
 
     def available(self) -> list[str]:
         """Names of the connected bots no game holds, in order of connection."""
@@ -93,6 +99,7 @@ class BotRegistry:
         if old is not None and old.connected:
             old.engine.process.kill()
         self._bots[key] = bot
+        self._round_trips[key] = bot.rtt
         for waiter in self._waiters.pop(key, []):
             try:
                 waiter.send_nowait(bot)

@@ -8,7 +8,9 @@ waits for the same bot to log in again, for at most the reconnect grace and neve
 turn's allowance.  A bot that comes back is a fresh SEI session (the gateway has done its
 handshake): it gets ``newgame`` and ``isready``, then the turn's ``position`` in full and its
 ``go`` with the clock it has left, and the game goes on; the turn's stopwatch still runs from
-the first ``go``.  One that does not loses with ``crash``, detail ``disconnected``.  A
+the first ``go``.  One that does not loses with ``crash``, detail ``disconnected``.  A connection
+whose bridge reported that the engine ended (``StreamTransport.engine_exited``) is no drop: the
+engine crashed, and the failure stands at once.  A
 connection lost between turns is found at the bot's next turn, and handled the same way; one lost
 between games (the engine held from one game to the next) at the next ``newgame``, where the
 bot may come back within the grace and the ``readyok`` timeout.
@@ -23,6 +25,7 @@ import trio
 
 from ..referee import Engine, EngineFailure
 from ..referee.engine import READY_TIMEOUT, Reply
+from ..referee.stream_transport import StreamTransport
 from ..sei import Go, PositionCommand
 from .registry import BotRegistry, RemoteBot
 
@@ -81,8 +84,11 @@ class RemoteEngine(Engine):
         return None
 
     def _lost(self) -> bool:
-        """Whether the bot's connection has ended (and the grace may bring it back)."""
-        return self.grace > 0 and self.channel.process.status is not None
+        """Whether the bot's connection has ended (and the grace may bring it back): not when its
+        bridge said that the engine itself ended (a crash, ruled at once)."""
+        process = self.channel.process
+        engine_exited = isinstance(process, StreamTransport) and process.engine_exited
+        return self.grace > 0 and process.status is not None and not engine_exited
 
     async def think(
         self, position: PositionCommand, go: Go, *, deadline: trio.CancelScope, allowance: float, ping: bool = False

@@ -16,14 +16,21 @@ before the run resumes (:func:`reconcile`).
 
 Drain: when ``drain`` is set, the feeder hands out no new game; the games in progress get
 ``drain_timeout`` seconds, then are cancelled (not recorded: the resume plays them again).
+
+With a ``cluster`` (``serve --backend dask``), a run whose bots are all local plays its games on
+the Dask cluster (the tournament's ``DaskBackend``); a run with a remote bot still plays in the
+daemon, whose process holds the bot's connection.  A drain cancels a cluster's games at once
+(the cluster has games queued ahead, which cannot be held back one by one); the resume plays
+them again.
 """
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 import structlog
@@ -32,20 +39,22 @@ import trio
 from ..records import GameRecord, read_archive
 from ..referee import Engine, EngineFailure
 from ..referee.engine_spec import EngineSpec
-from ..stats.placings import NSeatGame
-from ..stats.weng_lin import weng_lin_update
-from ..tournament.config import Settings, TournamentConfig, load_settings, save_settings
+from ..tournament.config import STATE_FILE, Settings, TournamentConfig, load_settings, save_settings
 from ..tournament.output import ARCHIVE, TournamentFiles
-from ..tournament.runner import LocalBackend, LostGame, run_tournament
 from ..tournament.schedule import ScheduledGame
 from .async_store import AsyncStore
 from .live import LiveHub
 from .registry import BotRegistry
 from .remote_engine import RECONNECT_GRACE, RemoteEngine
+from .run_standings import StandingsCache, text_tables
 from .store import BadRunState, DuplicateGame, Game, NewGame, RunKind, RunState, Store
+
+if TYPE_CHECKING:
+    from ..tournament.runner import Backend, LocalBackend, LostGame
 
 __all__ = [
     "REMOTE_CMD", "RUNS_DIR", "run_settings", "index_game", "IndexedFiles", "RunScheduler", "lease_remote", "reconcile",
+    "with_round_trips",
 ]
 
 _log = structlog.get_logger("santorini.runs")
@@ -83,9 +92,14 @@ def run_settings(store: Store, request: dict[str, Any]) -> tuple[Settings, RunKi
     return settings, "match" if len(specs) == 2 else "tournament"
 
 
-def index_game(store: Store, run_id: int, record: GameRecord) -> Game | None:
+def index_game(store: Store, run_id: int, record: GameRecord, archive_offset: int | None = None) -> Game | None:
     """Index one finished game of a run and rate its players (one transaction); a game indexed
-    already is left alone (None)."""
+    already is left alone (None).  ``archive_offset``: where its frame starts in the run's archive
+    (the API then reads that one frame, not the whole archive)."""
+    # rating loads openskill; indexing runs in the writer thread, so the first game pays, not the start
+    from ..stats.placings import NSeatGame
+    from ..stats.weng_lin import weng_lin_update
+
     number = record.game_number
     assert number is not None
     placings = record.placings
@@ -103,6 +117,7 @@ def index_game(store: Store, run_id: int, record: GameRecord) -> Game | None:
         result=record.result,
         termination=record.termination,
         turns=len(record.turns),
+        archive_offset=archive_offset,
     )
     try:
         return store.record_game(game, ratings)
@@ -110,21 +125,45 @@ def index_game(store: Store, run_id: int, record: GameRecord) -> Game | None:
         return None
 
 
-class IndexedFiles(TournamentFiles):
-    """A run's files: each game appended (fsync'd) to the archive, then indexed in the store (and
-    announced to the live dashboard, whose game page then shows the record)."""
+def with_round_trips(record: GameRecord, round_trip: Callable[[str], float | None]) -> GameRecord:
+    """``record`` with a ``PlayerNRoundTrip`` tag (``"0.123ms"``) for each remote seat: the
+    round trip measured at the bot's login (SPEC.md section 16.3), which its clock included."""
+    extra: list[tuple[str, str]] = []
+    for seat, name in enumerate(record.players, 1):
+        rtt = round_trip(name)
+        if rtt is not None and record.tag(f"Player{seat}RoundTrip") is None:
+            extra.append((f"Player{seat}RoundTrip", f"{rtt * 1000:.3f}ms"))
+    return GameRecord(record.tags + tuple(extra), record.turns, record.eliminations) if extra else record
 
-    def __init__(self, directory: Path, store: AsyncStore, run_id: int, hub: LiveHub | None = None) -> None:
+
+class IndexedFiles(TournamentFiles):
+    """A run's files: each game appended (fsync'd) to the archive, then indexed in the store and
+    announced to the live dashboard (whose game page then
+    shows the record); remote seats get their round trip tags first."""
+
+    def __init__(
+        self,
+        directory: Path,
+        store: AsyncStore,
+        run_id: int,
+        hub: LiveHub | None = None,
+        *,
+        round_trip: Callable[[str], float | None] | None = None,
+    ) -> None:
         super().__init__(directory)
         self.store = store
         self.run_id = run_id
         self.hub = hub
+        self.round_trip = round_trip
 
-    async def append(self, record: GameRecord) -> None:
-        await super().append(record)
-        game = await self.store.write(index_game, self.run_id, record)
+    async def append(self, record: GameRecord) -> int:
+        if self.round_trip is not None:
+            record = with_round_trips(record, self.round_trip)
+        offset = await super().append(record)
+        game = await self.store.write(index_game, self.run_id, record, offset)
         if self.hub is not None and record.game_number is not None:
             self.hub.recorded(self.run_id, record.game_number, game.id if game is not None else None)
+        return offset
 
 
 class _DrainingBackend:
@@ -172,14 +211,19 @@ class RunScheduler:
         drain_timeout: float = 60.0,
         grace: float = RECONNECT_GRACE,
         hub: LiveHub | None = None,
+        cluster: Callable[[TournamentConfig], Backend] | None = None,
     ) -> None:
         self.store = store
+        self.cluster = cluster
+        """Makes a run's Dask backend (``serve --backend dask``); None: every game in the daemon."""
         self.registry = registry
         self.hub = hub
         self.drain = drain
         self.drain_timeout = drain_timeout
         self.grace = grace
         self.directory = store.data_dir / RUNS_DIR
+        self.standings = StandingsCache()
+        """Each run's standings, for the API and the dashboard."""
         self._wake = trio.Event()
         self._current: tuple[int, trio.CancelScope] | None = None
         self.stopped = trio.Event()
@@ -187,6 +231,25 @@ class RunScheduler:
 
     def run_directory(self, run_id: int) -> Path:
         return self.directory / str(run_id)
+
+    async def tables(self, run_id: int, played: int, *, final: bool) -> dict[str, Any]:
+        """The run's standings and crosstable as the API shows them (SPEC.md section 16.5): at
+        most :data:`~.run_standings.REFRESH` old while it plays, current once it has ended; a run
+        with no schedule (not started yet, or the ladder) has only ``games``, the number indexed.
+
+        Raises:
+            ValueError, OSError: the run's settings cannot be read.
+        """
+        directory = self.run_directory(run_id)
+        if not (directory / STATE_FILE).exists():
+            return {"games": played, "total": None, "standings": "", "crosstable": ""}
+
+        def config() -> TournamentConfig:
+            return TournamentConfig.from_settings(load_settings(directory))
+
+        return await trio.to_thread.run_sync(
+            partial(self.standings.view, run_id, config, directory / ARCHIVE, "api", text_tables, final=final)
+        )
 
     def submitted(self) -> None:
         """A run was queued: look for it."""
@@ -231,6 +294,9 @@ class RunScheduler:
 
     async def play(self, run_id: int) -> None:
         """Play (or resume) one run to its end, a cancel, or a drain."""
+        # the runner brings its report page and Jinja2: loaded for the first run, not at start
+        from ..tournament.runner import LocalBackend, run_tournament
+
         run = await self.store.read(Store.run, run_id)
         directory = self.run_directory(run_id)
         directory.mkdir(parents=True, exist_ok=True)
@@ -241,10 +307,19 @@ class RunScheduler:
         settings = await trio.to_thread.run_sync(load_settings, directory)
         config = TournamentConfig.from_settings(settings)
         await reconcile(self.store, run_id, directory)
-        files = IndexedFiles(directory, self.store, run_id, self.hub)
+        files = IndexedFiles(directory, self.store, run_id, self.hub, round_trip=self.registry.round_trip)
         observe = self.hub.observer(run_id) if self.hub is not None else None
-        backend = _DrainingBackend(LocalBackend(config, lease=self._lease, observe=observe), self.drain)
         log = _log.bind(run=run_id)
+        remote = [spec.name for spec in config.specs if spec.argv and spec.argv[0] == REMOTE_CMD]
+        backend: Backend | _DrainingBackend
+        if self.cluster is not None and not remote:
+            backend, drain_timeout = self.cluster(config), 0.0
+            log.info("run on the Dask cluster")
+        else:
+            if self.cluster is not None:
+                log.info("run in the daemon: remote bots play through the daemon's connections", remote=remote)
+            backend = _DrainingBackend(LocalBackend(config, lease=self._lease, observe=observe), self.drain)
+            drain_timeout = self.drain_timeout
         complete = False
         with trio.CancelScope() as scope:
             self._current = (run_id, scope)
@@ -253,8 +328,8 @@ class RunScheduler:
 
                     async def deadline() -> None:
                         await self.drain.wait()
-                        log.info("draining run", timeout=self.drain_timeout)
-                        await trio.sleep(self.drain_timeout)
+                        log.info("draining run", timeout=drain_timeout)
+                        await trio.sleep(drain_timeout)
                         scope.cancel()
 
                     nursery.start_soon(deadline)
@@ -263,6 +338,13 @@ class RunScheduler:
                     )
                     complete = result.complete
                     nursery.cancel_scope.cancel()
+            except BaseExceptionGroup as group:  # the cluster cannot play it (no scheduler, no workers)
+                found = group.subgroup(lambda exc: type(exc).__name__ == "DaskBackendError")
+                if found is None:
+                    raise
+                while isinstance(found, BaseExceptionGroup):
+                    found = found.exceptions[0]
+                raise ValueError(str(found)) from None
             finally:
                 self._current = None
                 files.close()

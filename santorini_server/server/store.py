@@ -650,6 +650,11 @@ class Store:
         rows = self._conn.execute(f"SELECT {self._GAME_COLUMNS} FROM games WHERE run_id = ? ORDER BY number", (run_id,))
         return [self._game(self._conn, row) for row in rows.fetchall()]
 
+    def game_ids(self, run_id: int) -> list[int]:
+        """The ids of a run's games, by number (one query: what ``GET /api/runs/ID`` lists)."""
+        rows = self._conn.execute("SELECT id FROM games WHERE run_id = ? ORDER BY number", (run_id,))
+        return [row[0] for row in rows.fetchall()]
+
     def games_played(self, name: str) -> int:
         """How many games a bot has played. Raises NoSuchBot."""
         bot = self._find_bot(self._conn, name)

@@ -64,17 +64,19 @@ class TournamentFiles:
                 writer.append(record)
         os.replace(tmp, path)
 
-    def _append(self, record: GameRecord) -> None:
+    def _append(self, record: GameRecord) -> int:
         assert self._archive is not None
         assert self._sgn is not None
         assert self._results is not None
-        self._archive.append(record)  # the game counts from here on
+        offset = self._archive.append(record)  # the game counts from here on
         self._sgn.append(record)
         self._results.append(record)
+        return offset
 
-    async def append(self, record: GameRecord) -> None:
-        """Append and fsync in a worker thread (the event loop keeps timing engines meanwhile)."""
-        await trio.to_thread.run_sync(self._append, record)
+    async def append(self, record: GameRecord) -> int:
+        """Append and fsync in a worker thread (the event loop keeps timing engines meanwhile);
+        returns the game's byte offset in the archive."""
+        return await trio.to_thread.run_sync(self._append, record)
 
     def close(self) -> None:
         for writer in (self._archive, self._sgn, self._results):

@@ -1,0 +1,144 @@
+"""A run's standings, kept current by reading only what its archive gained: for the job API's
+``GET /api/runs/ID`` (SPEC.md section 16.5) and the dashboard's run page (section 17.1).
+
+Why: the standings are the tournament's own (:func:`~..tournament.scoring.count_game` into
+:class:`~..stats.standings.Standings` or ``NSeatStandings``, never a second way of counting), and
+they need every game's record, which lives in the run's archive, not in the database.  Reading a
+10,000-game archive for every request would cost seconds; so each run's standings are kept in
+memory with the byte offset its archive was read to, and a view reads only the frames appended
+since (an archive only grows: the tournament appends fsync'd frames).  A frame cut off by a write
+in progress is left for the next view; a game number seen before (a resume's duplicate) counts
+once.  The first view of a run after the daemon starts reads the whole archive once, decoding
+each record's tags and eliminations but not its turns.  Nothing holds the records themselves.
+
+What a view shows (the API's text tables, the page's tables) is made by the caller's ``show``
+from the run's config and standings, and kept per kind: it is made again only when games were added, and while a
+run plays at most once a :data:`REFRESH` (rendering a big round robin's crosstable costs tens of
+milliseconds of pure Python, which even in a worker thread holds the interpreter the games'
+clocks run on).  Every view blocks on file reads and CPU work: call it in a worker thread.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar, cast
+
+from ..records.frames import ArchiveError, Frame, iter_frames
+from ..records.payload import decode_record_without_turns
+from ..tournament.config import TournamentConfig
+
+if TYPE_CHECKING:
+    from ..stats.nseat_standings import NSeatStandings  # loads openskill: only three and four seats need it
+    from ..stats.standings import Standings
+
+__all__ = ["RunStandings", "StandingsCache", "Show", "REFRESH", "text_tables"]
+
+_T = TypeVar("_T")
+
+Show = Callable[[TournamentConfig, "Standings | NSeatStandings", int], _T]
+"""What a view makes of a run's standings: from its config, its standings and the games counted."""
+
+REFRESH = 1.0
+"""Seconds a running run's shown tables are reused although games were added since."""
+
+
+@dataclass
+class RunStandings:
+    """One run's standings, how far its archive was read, and what was last shown of them."""
+
+    config: TournamentConfig
+    standings: Standings | NSeatStandings
+    offset: int = 0
+    seen: set[int] = field(default_factory=set)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    shown: dict[str, tuple[int, float, object]] = field(default_factory=dict)
+    """Per kind of view: the games counted when it was made, when, and what ``show`` gave."""
+
+    def view(self, archive: Path, kind: str, show: Show[_T], *, final: bool) -> _T:
+        """``show(config, standings, games counted)`` once the games appended to ``archive`` since
+        the last call are counted; the last one of this ``kind`` again if no game was added, or if
+        the run still plays (not ``final``) and it is younger than :data:`REFRESH`."""
+        with self.lock:
+            self._update(archive)
+            now = time.monotonic()
+            last = self.shown.get(kind)
+            if last is None or (last[0] != len(self.seen) and (final or now - last[1] >= REFRESH)):
+                last = self.shown[kind] = (len(self.seen), now, show(self.config, self.standings, len(self.seen)))
+            return cast(_T, last[2])
+
+    def _update(self, archive: Path) -> None:
+        try:
+            with archive.open("rb") as file:
+                file.seek(self.offset)
+                tail = file.read()
+        except FileNotFoundError:
+            return
+        # the tournament's counting brings the rating statistics: loaded with the first view, not at start
+        from ..tournament.scoring import count_game
+
+        end = 0
+        for item in iter_frames(tail):
+            if not isinstance(item, Frame):
+                continue
+            end = item.offset + item.size
+            try:
+                record = decode_record_without_turns(item.payload)
+            except ArchiveError:
+                continue  # an unreadable payload: the archive's readers report it; the standings skip it
+            number = record.game_number
+            if number is None or number in self.seen or not 1 <= number <= len(self.config.schedule):
+                continue  # a resumed run may hold a game twice: it counts once
+            self.seen.add(number)
+            count_game(self.standings, record, number)
+        self.offset += end
+
+
+class StandingsCache:
+    """The standings of every run viewed since the daemon started, by run id."""
+
+    def __init__(self) -> None:
+        self._runs: dict[int, RunStandings] = {}
+        self._lock = threading.Lock()
+
+    def view(
+        self,
+        run_id: int,
+        config: Callable[[], TournamentConfig],
+        archive: Path,
+        kind: str,
+        show: Show[_T],
+        *,
+        final: bool = True,
+    ) -> _T:
+        """What :meth:`RunStandings.view` gives for the run (blocking: call it in a worker thread).
+        ``config`` is called only for a run not seen before.
+
+        Raises:
+            ValueError, OSError: from ``config``: the run's settings cannot be read.
+        """
+        with self._lock:
+            entry = self._runs.get(run_id)
+            if entry is None:
+                from ..tournament.scoring import new_standings
+
+                made = config()
+                entry = self._runs[run_id] = RunStandings(made, new_standings(made))
+        return entry.view(archive, kind, show, final=final)
+
+
+def text_tables(config: TournamentConfig, standings: Standings | NSeatStandings, games: int) -> dict[str, Any]:
+    """The job API's view: ``games`` counted, ``total`` scheduled, and the ``standings`` and
+    ``crosstable`` texts the tournament prints."""
+    from ..stats.standings import Standings
+    from ..tournament.scoring import standings_block
+
+    return {
+        "games": games,
+        "total": len(config.schedule),
+        "standings": standings_block(config, standings),
+        "crosstable": standings.crosstable() if isinstance(standings, Standings) else "",
+    }

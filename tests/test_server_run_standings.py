@@ -1,0 +1,85 @@
+"""The API's run tables and single-game reads: the archive read once, then only what it gained;
+one frame per game (SPEC.md section 16.5)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+import trio
+
+from santorini_server.records import ArchiveError, ArchiveWriter, GameRecord, TurnRecord, read_record_at
+from santorini_server.server import run_standings, runs
+from santorini_server.server.registry import BotRegistry
+from santorini_server.server.runs import RunScheduler
+from santorini_server.tournament.config import Settings, save_settings
+from santorini_server.tournament.output import ARCHIVE
+
+# the tables read files only: a scheduler with no database behind it
+_NO_STORE: Any = SimpleNamespace(data_dir=Path("/nonexistent"))
+
+
+def a_record(number: int, white: str, black: str, result: str = "1-0") -> GameRecord:
+    return GameRecord.build(
+        event="t", site="local", date="2026.12.02", round=str(number), player1=white, player2=black,
+        gods="mortal/mortal", ruleset="santorini-simple-gods-v1", start="startpos", time_control="10+0.1",
+        result=result, termination="time", termination_detail="", game_number=number,
+        turns=(TurnRecord("b3,d3", 5), TurnRecord("c2,c4", 7)),
+    )
+
+
+def test_a_record_is_read_from_its_offset_alone(tmp_path: Path) -> None:
+    archive = tmp_path / ARCHIVE
+    with ArchiveWriter(archive) as writer:
+        offsets = [writer.append(a_record(n, "a", "b")) for n in (1, 2, 3)]
+    assert [read_record_at(archive, offset).game_number for offset in offsets] == [1, 2, 3]
+    for wrong in (offsets[1] + 1, archive.stat().st_size, 10**9):
+        with pytest.raises(ArchiveError, match="no intact frame"):
+            read_record_at(archive, wrong)
+
+
+async def test_the_api_tables_read_the_archive_once_then_only_what_it_gained(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The tables count what the archive holds, read from where the last view stopped; while a
+    run plays they are remade at most once a REFRESH, and are current once it has ended."""
+    directory = tmp_path / "1"
+    directory.mkdir()
+    save_settings(directory, Settings(engines=["cmd=x name=a", "cmd=x name=b", "cmd=x name=c"], rounds=2))  # 12 games
+    writer = ArchiveWriter(directory / ARCHIVE)
+    writer.append(a_record(1, "a", "b"))
+    writer.append(a_record(2, "b", "a", "0-1"))
+    scheduler = RunScheduler(_NO_STORE, BotRegistry(), drain=trio.Event())
+    scheduler.directory = tmp_path
+    configs: list[int] = []
+    real_load = runs.load_settings
+    monkeypatch.setattr(runs, "load_settings", lambda path: configs.append(1) or real_load(path))
+
+    detail = await scheduler.tables(1, played=2, final=False)
+    assert detail["games"] == 2 and detail["total"] == 12 and detail["standings"]
+    assert "2.0/2" in detail["crosstable"]
+    entry = scheduler.standings._runs[1]
+    assert entry.offset == (directory / ARCHIVE).stat().st_size
+
+    # later games are read from where the last view stopped; one seen before counts once
+    for number, (white, black) in enumerate([("a", "c"), ("c", "a"), ("b", "c"), ("c", "b")], start=3):
+        writer.append(a_record(number, white, black))
+    writer.append(a_record(3, "a", "c"))  # a resume's duplicate
+    monkeypatch.setattr(run_standings, "REFRESH", 0.0)
+    assert (await scheduler.tables(1, played=6, final=False))["games"] == 6
+    assert entry.offset == (directory / ARCHIVE).stat().st_size and configs == [1]  # the settings read once
+    # while a run plays, its tables are made at most once a REFRESH: a request just after a game
+    # may see the tables from before it; once the run has ended, they are current
+    monkeypatch.setattr(run_standings, "REFRESH", 3600.0)
+    writer.append(a_record(7, "a", "b"))
+    assert (await scheduler.tables(1, played=7, final=False))["games"] == 6
+    assert (await scheduler.tables(1, played=7, final=True))["games"] == 7
+    writer.close()
+
+
+async def test_a_run_with_no_schedule_has_only_its_count(tmp_path: Path) -> None:
+    scheduler = RunScheduler(_NO_STORE, BotRegistry(), drain=trio.Event())
+    scheduler.directory = tmp_path
+    assert await scheduler.tables(5, played=9, final=False) == {"games": 9, "total": None, "standings": "", "crosstable": ""}
