@@ -23,7 +23,7 @@ every record from anywhere.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 import msgspec
 from msgspec.structs import astuple
@@ -75,6 +75,7 @@ class _HeadV1(msgspec.Struct):
     elim: list[_ElimRow] = msgspec.field(default_factory=list)
 
 
+_T = TypeVar("_T")
 _DECODER = msgspec.msgpack.Decoder(_PayloadV1)
 _HEAD_DECODER = msgspec.msgpack.Decoder(_HeadV1)
 _ENCODER = msgspec.msgpack.Encoder()
@@ -96,6 +97,20 @@ def encode_record(record: GameRecord) -> bytes:
     return _ENCODER.encode(obj)
 
 
+def _decoded(decoder: msgspec.msgpack.Decoder[_T], payload: bytes) -> _T:
+    """``payload`` through ``decoder``, its failures worded as the archive's.
+
+    Raises:
+        ArchiveError: not msgpack, or not schema version 1 (the message names the field).
+    """
+    try:
+        return decoder.decode(payload)
+    except msgspec.ValidationError as e:
+        raise ArchiveError(f"payload is not a version-{SCHEMA_VERSION} game record: {e}") from None
+    except msgspec.DecodeError as e:
+        raise ArchiveError(f"payload is not msgpack: {e}") from None
+
+
 def decode_record(payload: bytes) -> GameRecord:
     """The record in a msgpack payload.
 
@@ -103,12 +118,7 @@ def decode_record(payload: bytes) -> GameRecord:
         ArchiveError: not msgpack, not schema version 1 (the message names the field), or not a
             valid record.
     """
-    try:
-        obj = _DECODER.decode(payload)
-    except msgspec.ValidationError as e:
-        raise ArchiveError(f"payload is not a version-{SCHEMA_VERSION} game record: {e}") from None
-    except msgspec.DecodeError as e:
-        raise ArchiveError(f"payload is not msgpack: {e}") from None
+    obj = _decoded(_DECODER, payload)
     try:
         eliminations = tuple([Elimination(*astuple(e)) for e in obj.elim])
         return GameRecord(tuple(obj.tags), tuple([TurnRecord(*astuple(t)) for t in obj.turns]), eliminations)
@@ -125,12 +135,7 @@ def decode_record_without_turns(payload: bytes) -> GameRecord:
     Raises:
         ArchiveError: as :func:`decode_record`.
     """
-    try:
-        obj = _HEAD_DECODER.decode(payload)
-    except msgspec.ValidationError as e:
-        raise ArchiveError(f"payload is not a version-{SCHEMA_VERSION} game record: {e}") from None
-    except msgspec.DecodeError as e:
-        raise ArchiveError(f"payload is not msgpack: {e}") from None
+    obj = _decoded(_HEAD_DECODER, payload)
     if obj.elim:
         return decode_record(payload)
     try:
