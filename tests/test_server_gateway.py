@@ -318,6 +318,36 @@ async def test_registry_take_release_wait_for() -> None:
         await until(lambda: registry.get("alice") is not bot)
 
 
+async def test_registry_take_all_waits_for_busy_bots_and_gives_up_only_on_absent_ones() -> None:
+    async with bot_port() as (gateway, port, nursery):
+        registry = gateway.registry
+        start_bridge(nursery, port, "alice", instant())
+        start_bridge(nursery, port, "bob", instant())
+        await until(lambda: len(registry.available()) == 2)
+        first = await registry.take_all(["alice", "bob"], 0.2)
+        assert set(first) == {"alice", "bob"} and all(bot is not None and bot.busy for bot in first.values())
+        got: list = []  # type: ignore[type-arg]
+
+        async def second_game() -> None:
+            got.append(await registry.take_all(["bob", "alice"], 0.2))
+
+        nursery.start_soon(second_game)
+        await trio.sleep(0.6)  # three graces: busy bots are not absent ones
+        assert got == []
+        registry.release(first["alice"])  # type: ignore[arg-type]
+        await trio.sleep(0.05)
+        assert got == [] and registry.available() == ["alice"]  # all or none: alice is not held alone
+        registry.release(first["bob"])  # type: ignore[arg-type]
+        await until(lambda: bool(got))
+        assert got[0]["alice"] is first["alice"] and got[0]["bob"] is first["bob"] and registry.available() == []
+        for bot in got[0].values():
+            registry.release(bot)
+        began = trio.current_time()
+        alone = await registry.take_all(["alice", "carol"], 0.2)  # carol never logs in
+        assert alone["carol"] is None and alone["alice"] is not None and 0.2 <= trio.current_time() - began < 5
+        registry.release(alone["alice"])
+
+
 async def test_registry_without_bots() -> None:
     registry = BotRegistry()
     assert registry.available() == [] and len(registry) == 0 and registry.refusal("x") is None

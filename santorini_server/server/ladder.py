@@ -21,14 +21,14 @@ import itertools
 from collections.abc import Awaitable, Callable, Sequence
 from contextlib import AsyncExitStack
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import structlog
 import trio
 
 from ..adjudicator import GameSetup, TimeControl, parse_tc
 from ..records import GameRecord
-from ..referee import Engine
+from ..referee import Engine, EngineFailure
 from ..referee.engine_spec import EngineSpec, parse_engine_spec
 from ..referee.slots import play_or_forfeit
 from ..stats.weng_lin import WENG_LIN_MU, WENG_LIN_SIGMA
@@ -36,8 +36,11 @@ from ..tournament.schedule import parse_gods_list
 from .async_store import AsyncStore
 from .live import LiveHub
 from .registry import BotRegistry
-from .runs import REMOTE_CMD, RUNS_DIR, IndexedFiles, lease_remote, reconcile
+from .runs import REMOTE_CMD, RUNS_DIR, IndexedFiles, lease_remotes, reconcile, remote_name
 from .store import Store
+
+if TYPE_CHECKING:
+    from ..tournament.runner import Leased
 
 __all__ = ["Candidate", "pair_priority", "pick_pairs", "seat_order", "Ladder", "LADDER_EVENT"]
 
@@ -192,7 +195,10 @@ class Ladder:
             gods = self.matchups[(number - 1) % len(self.matchups)]
             setup = GameSetup.for_specs(specs, self.tc, gods=gods, event=LADDER_EVENT, round=str(number), game_number=number)
             async with trio.open_nursery() as engines, AsyncExitStack() as held:
-                getters = [self._getter(spec, engines, held) for spec in specs]
+                leased = await held.enter_async_context(
+                    lease_remotes(self.registry, [remote_name(spec) for spec in specs], self.grace)
+                )  # all its remote bots at once (a submitted run may want them too)
+                getters = [self._getter(spec, slot, engines, held) for spec, slot in zip(specs, leased, strict=True)]
                 observer = self.hub.feed(self.run_id, number) if self.hub is not None else None
                 report = await play_or_forfeit(getters, setup, list(seats), observer=observer)
             with trio.CancelScope(shield=True):  # a finished game is recorded, even during the drain's cancel
@@ -210,10 +216,14 @@ class Ladder:
             return parse_engine_spec(f"cmd={REMOTE_CMD} name={bot.name}")
         return parse_engine_spec(f"{bot.spec} name={bot.name}")
 
-    def _getter(self, spec: EngineSpec, engines: trio.Nursery, held: AsyncExitStack) -> Callable[[], Awaitable[Engine]]:
+    def _getter(
+        self, spec: EngineSpec, leased: Leased, engines: trio.Nursery, held: AsyncExitStack
+    ) -> Callable[[], Awaitable[Engine]]:
         async def get() -> Engine:
-            if spec.argv and spec.argv[0] == REMOTE_CMD:
-                return await held.enter_async_context(lease_remote(self.registry, spec.name, self.grace))
+            if isinstance(leased, EngineFailure):
+                raise leased
+            if leased is not None:
+                return leased
             engine = await Engine.start(engines, spec)
             held.push_async_callback(engine.aclose)
             return engine

@@ -13,10 +13,17 @@ closed and the newcomer takes its place; if it is playing, the newcomer is refus
 already connected``).  A bot whose connection ended is no longer connected, so a bot that
 reconnects during a game is admitted and handed straight to the game waiting for it
 (:meth:`BotRegistry.wait_for`, the reconnect grace).
+
+A game takes all its remote bots in one step (:meth:`BotRegistry.take_all`): it waits until
+every one of them is idle, then holds them all at once, so two games that need the same bots
+never each hold one and wait for the other.  A bot busy in another game is waited for as long as
+that game lasts; only a bot that is not connected counts against the reconnect grace.
 """
 
 from __future__ import annotations
 
+import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import trio
@@ -60,6 +67,12 @@ class BotRegistry:
         self._bots: dict[str, RemoteBot] = {}
         self._waiters: dict[str, list[trio.MemorySendChannel[RemoteBot]]] = {}
         self._round_trips: dict[str, float] = {}
+        self._changed = trio.Event()
+        """Set (and replaced) whenever a bot logs in, is given back or leaves: wakes :meth:`take_all`."""
+
+    def _change(self) -> None:
+        self._changed.set()
+        self._changed = trio.Event()
 
     def __len__(self) -> int:
         return len(self._bots)
@@ -108,6 +121,7 @@ class BotRegistry:
             bot.busy = True
             return None
         bot.idle.set()
+        self._change()
         return None
 
     def forget(self, bot: RemoteBot) -> None:
@@ -115,6 +129,7 @@ class BotRegistry:
         key = bot.name.lower()
         if self._bots.get(key) is bot:
             del self._bots[key]
+            self._change()
 
     async def take(self, name: str) -> RemoteBot:
         """Hold the idle bot ``name`` for a game (its read-ahead stopped first).
@@ -135,6 +150,50 @@ class BotRegistry:
         if not bot.connected:
             self.forget(bot)
         bot.idle.set()
+        self._change()
+
+    async def take_all(self, names: Sequence[str], grace: float) -> dict[str, RemoteBot | None]:
+        """Hold the bots ``names`` for one game, all in one step (see the module docstring).
+
+        Waits until every one of them is connected and idle.  A bot busy in another game is
+        waited for without limit (that game ends); one that is not connected is waited for up to
+        ``grace`` seconds from when it was first seen gone, then given up (None in the answer:
+        its seat forfeits) and the others are taken without it.
+        """
+        keys = {name: name.lower() for name in names}
+        gone_since: dict[str, float] = {}
+        given_up: set[str] = set()
+        while True:
+            now = trio.current_time()
+            wake_at = math.inf
+            for key in keys.values():
+                if key in given_up:
+                    continue
+                bot = self._bots.get(key)
+                if bot is not None and bot.connected:
+                    gone_since.pop(key, None)
+                    continue
+                since = gone_since.setdefault(key, now)
+                if now - since >= grace:
+                    given_up.add(key)
+                else:
+                    wake_at = min(wake_at, since + grace)
+            wanted = {key: self._bots.get(key) for key in keys.values() if key not in given_up}
+            if all(bot is not None and bot.connected and not bot.busy for bot in wanted.values()):
+                held = {key: bot for key, bot in wanted.items() if bot is not None}
+                for bot in held.values():
+                    bot.busy = True  # all at once: no checkpoint since the look above
+                try:
+                    for bot in held.values():
+                        await self._park(bot)
+                except BaseException:
+                    for bot in held.values():
+                        self.release(bot)
+                    raise
+                return {name: held.get(key) for name, key in keys.items()}
+            changed = self._changed
+            with trio.move_on_at(wake_at):
+                await changed.wait()
 
     async def wait_for(self, name: str, timeout: float) -> RemoteBot | None:  # noqa: ASYNC109 (the reconnect grace)
         """The bot ``name`` taken as soon as it is idle or logs in again, or None after ``timeout``."""

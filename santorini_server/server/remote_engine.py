@@ -14,6 +14,13 @@ engine crashed, and the failure stands at once.  A
 connection lost between turns is found at the bot's next turn, and handled the same way; one lost
 between games (the engine held from one game to the next) at the next ``newgame``, where the
 bot may come back within the grace and the ``readyok`` timeout.
+
+A game cut short (its run cancelled, a drain) leaves the session where it was, a search or an
+``isready`` outstanding.  :meth:`RemoteEngine.settle` ends it as SEI allows (section 4.4):
+``stop`` and that search's ``bestmove``, the ``readyok`` awaited, so the bot is given back idle
+on the same connection and the next game's ``newgame`` starts clean.  A session that cannot be
+brought back (broken by a failure, or silent for :data:`STOP_TIMEOUT`) is closed instead: the
+bridge logs in again with a fresh engine, rather than the next game inheriting the fault.
 """
 
 from __future__ import annotations
@@ -24,9 +31,9 @@ import msgspec
 import trio
 
 from ..referee import Engine, EngineFailure
-from ..referee.engine import READY_TIMEOUT, Reply
+from ..referee.engine import READY_TIMEOUT, STOP_TIMEOUT, Reply
 from ..referee.stream_transport import StreamTransport
-from ..sei import Go, PositionCommand
+from ..sei import IDLE, SEARCHING, Go, PositionCommand, Stop
 from .registry import BotRegistry, RemoteBot
 
 __all__ = ["RemoteEngine", "RECONNECT_GRACE"]
@@ -59,6 +66,23 @@ class RemoteEngine(Engine):
     def release(self) -> None:
         """The game is over: the bot is available again (if still connected)."""
         self.registry.release(self.bot)
+
+    async def settle(self, timeout: float = STOP_TIMEOUT) -> None:  # noqa: ASYNC109 (a protocol limit, part of the API)
+        """Bring the session back to idle after the game (see the module docstring); shielded,
+        since it runs as a cancelled game unwinds, and bounded by ``timeout``."""
+        conn = self.channel.conn
+        if self.channel.process.status is not None:
+            return  # the connection is gone: the registry forgets the bot
+        with trio.CancelScope(shield=True), trio.move_on_after(timeout) as scope:
+            try:
+                if not self.broken and conn.state is SEARCHING:
+                    await self.channel.send(Stop())
+                while not self.broken and (conn.state is not IDLE or conn.ping_outstanding):
+                    await self.channel.next_event()
+            except EngineFailure:
+                self.broken = True
+        if scope.cancelled_caught or self.broken:
+            self.channel.process.kill()  # a fresh session (the bridge reconnects) beats a broken one
 
     async def send_new_game(self, gods: tuple[str, ...]) -> float:
         """:meth:`Engine.send_new_game`; a lost connection is left for :meth:`until_ready`."""

@@ -3,8 +3,10 @@
 Theory of operation.  A run is a tournament's settings (the TOML keys, SPEC.md section 10.2)
 whose ``engines`` are registered bot names.  :func:`run_settings` turns them into ordinary
 settings: a local bot becomes its engine spec named after the bot, a remote bot a spec whose
-program is :data:`REMOTE_CMD`, which the run's backend never starts: it leases the connected bot
-from the :class:`~.registry.BotRegistry` for the game instead (``LocalBackend``'s ``lease``).
+program is :data:`REMOTE_CMD`, which the run's backend never starts: it leases the connected bots
+from the :class:`~.registry.BotRegistry` for the game instead (``LocalBackend``'s ``lease``), all
+of a game's remote bots in one step (:func:`lease_remotes`): with ``concurrency`` above 1, games
+that need the same remote bot wait for each other instead of each holding one of its bots.
 
 :class:`RunScheduler` plays runs one at a time, in id order, each with the tournament runner
 into ``DIR/runs/<id>/`` (the tournament's archive, SGN and JSON Lines files, its
@@ -26,7 +28,7 @@ them again.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from functools import partial
 from pathlib import Path
@@ -37,7 +39,7 @@ import structlog
 import trio
 
 from ..records import GameRecord, read_archive
-from ..referee import Engine, EngineFailure
+from ..referee import EngineFailure
 from ..referee.engine_spec import EngineSpec
 from ..tournament.config import STATE_FILE, Settings, TournamentConfig, load_settings, save_settings
 from ..tournament.output import ARCHIVE, TournamentFiles
@@ -50,10 +52,10 @@ from .run_standings import StandingsCache, text_tables
 from .store import BadRunState, DuplicateGame, Game, NewGame, RunKind, RunState, Store
 
 if TYPE_CHECKING:
-    from ..tournament.runner import Backend, LocalBackend, LostGame
+    from ..tournament.runner import Backend, Leased, LocalBackend, LostGame
 
 __all__ = [
-    "REMOTE_CMD", "RUNS_DIR", "run_settings", "index_game", "IndexedFiles", "RunScheduler", "lease_remote", "reconcile",
+    "REMOTE_CMD", "RUNS_DIR", "run_settings", "index_game", "IndexedFiles", "RunScheduler", "lease_remotes", "reconcile",
     "with_round_trips",
 ]
 
@@ -359,27 +361,43 @@ class RunScheduler:
         elif scope.cancelled_caught and not self.drain.is_set():
             log.info("run cancelled")
 
-    def _lease(self, spec: EngineSpec) -> AbstractAsyncContextManager[Engine] | None:
-        if not spec.argv or spec.argv[0] != REMOTE_CMD:
-            return None
-        return lease_remote(self.registry, spec.name, self.grace)
+    def _lease(self, specs: Sequence[EngineSpec]) -> AbstractAsyncContextManager[Sequence[Leased]]:
+        return lease_remotes(self.registry, [remote_name(spec) for spec in specs], self.grace)
+
+
+def remote_name(spec: EngineSpec) -> str | None:
+    """The registered name of a remote bot's spec (see :data:`REMOTE_CMD`), or None for a local engine."""
+    return spec.name if spec.argv and spec.argv[0] == REMOTE_CMD else None
 
 
 @asynccontextmanager
-async def lease_remote(registry: BotRegistry, name: str, grace: float) -> AsyncIterator[Engine]:
-    """The remote bot ``name`` for one game: waited for up to the reconnect grace, given back after.
+async def lease_remotes(registry: BotRegistry, names: Sequence[str | None], grace: float) -> AsyncIterator[list[Leased]]:
+    """The remote bots of one game's seats (``names[i]`` for seat ``i + 1``, None for a seat
+    that is not a remote bot), taken together and given back together after the game.
 
-    Raises:
-        EngineFailure: ``crash`` "disconnected" if it does not come in time (the game's forfeit).
+    A bot busy in another game is waited for; one not connected within the reconnect grace is
+    the failure its seat forfeits with (``crash``, ``disconnected``).  A game cut short (a
+    cancelled run, a drain) leaves its bots idle before they are given back
+    (:meth:`RemoteEngine.settle`), so the next game finds them ready.
     """
-    bot = await registry.wait_for(name, grace)
-    if bot is None:
-        raise EngineFailure("crash", "disconnected")
-    engine = RemoteEngine(bot, registry, grace=grace)
+    wanted = [name for name in names if name is not None]
+    bots = await registry.take_all(wanted, grace) if wanted else {}
+    seats: list[Leased] = []
+    for name in names:
+        bot = bots.get(name) if name is not None else None
+        if name is None:
+            seats.append(None)
+        elif bot is None:
+            seats.append(EngineFailure("crash", "disconnected"))
+        else:
+            seats.append(RemoteEngine(bot, registry, grace=grace))
     try:
-        yield engine
+        yield seats
     finally:
-        engine.release()
+        for engine in seats:
+            if isinstance(engine, RemoteEngine):
+                await engine.settle()
+                engine.release()
 
 
 async def reconcile(store: AsyncStore, run_id: int, directory: Path) -> int:

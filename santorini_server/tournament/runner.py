@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import signal
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from contextlib import AbstractAsyncContextManager, AsyncExitStack
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Protocol
@@ -43,8 +43,8 @@ if TYPE_CHECKING:
     from ..stats.nseat_standings import NSeatStandings
 
 __all__ = [
-    "run_tournament", "TournamentResult", "Interrupted", "Backend", "LocalBackend", "Lease", "Observe", "LostGame", "game_setup",
-    "seated_specs", "seat_refusals", "standings_block", "termination_table", "LOSS_COLUMNS",
+    "run_tournament", "TournamentResult", "Interrupted", "Backend", "LocalBackend", "Lease", "Leased", "Observe", "LostGame",
+    "game_setup", "seated_specs", "seat_refusals", "standings_block", "termination_table", "LOSS_COLUMNS",
 ]
 
 class Interrupted(Exception):
@@ -136,10 +136,13 @@ async def seat_refusals(specs: tuple[EngineSpec, ...], seats: int, io_log: IoLog
     return [lines[i] for i in sorted(lines)]
 
 
-Lease = Callable[[EngineSpec], AbstractAsyncContextManager[Engine] | None]
-"""Where a seat's engine comes from when it is not a process this worker starts: for a spec,
-a context manager holding an engine for one game (a remote bot of the server, taken and given
-back), or None for an ordinary engine from the worker's pool."""
+Leased = Engine | EngineFailure | None
+"""A seat's leased engine, the failure the seat forfeits with, or None: an engine from the pool."""
+Lease = Callable[[Sequence[EngineSpec]], AbstractAsyncContextManager[Sequence[Leased]]]
+"""Where seats' engines come from when they are not processes this worker starts: for one
+game's specs, a context manager holding, seat by seat, a :data:`Leased` for the game (the
+server's remote bots, taken together and given back together: a game never holds some of the
+bots it needs while it waits for the others)."""
 
 
 Observe = Callable[[ScheduledGame], GameObserver]
@@ -203,8 +206,12 @@ class LocalBackend:
                             specs, instance_names(tuple(s.name for s in specs)), strict=True)]
                         keep = {spec.name for spec in running}
                         async with AsyncExitStack() as leased:
+                            held: Sequence[Leased] = (
+                                await leased.enter_async_context(self.lease(running)) if self.lease is not None
+                                else [None] * len(running)
+                            )
                             report = await play_or_forfeit(
-                                [_getter(pool, spec, keep, self.lease, leased) for spec in running],
+                                [_getter(pool, spec, keep, slot) for spec, slot in zip(running, held, strict=True)],
                                 game_setup(config, game),
                                 [spec.name for spec in specs],
                                 observer=self.observe(game) if self.observe is not None else None,
@@ -218,13 +225,12 @@ class LocalBackend:
                 nursery.start_soon(worker, games.clone(), results.clone())
 
 
-def _getter(
-    pool: EnginePool, spec: EngineSpec, keep: set[str], lease: Lease | None, leased: AsyncExitStack
-) -> Callable[[], Awaitable[Engine]]:
+def _getter(pool: EnginePool, spec: EngineSpec, keep: set[str], held: Leased) -> Callable[[], Awaitable[Engine]]:
     async def get() -> Engine:
-        held = lease(spec) if lease is not None else None
+        if isinstance(held, EngineFailure):
+            raise held
         if held is not None:
-            return await leased.enter_async_context(held)  # given back when the game is over
+            return held  # leased: given back when the game is over
         return await pool.get(spec, keep)
 
     return get
