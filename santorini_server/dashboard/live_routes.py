@@ -14,6 +14,7 @@ run's archive.
 from __future__ import annotations
 
 import functools
+import math
 import re
 from pathlib import Path
 from typing import Any
@@ -28,7 +29,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from ..records import GameRecord, read_archive
 from ..server.async_store import AsyncStore
-from ..server.live import BadTopic, LiveHub, TooManyViewers, game_key
+from ..server.live import BadTopic, LiveHub, TooManyViewers, Viewer, game_key
 from ..server.runs import RunScheduler
 from ..server.store import NoSuchGame, Store
 from ..tournament.output import ARCHIVE
@@ -137,17 +138,7 @@ def live_routes(store: AsyncStore, scheduler: RunScheduler, hub: LiveHub) -> lis
         try:
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(_until_gone, socket, nursery.cancel_scope)
-                sent = -COALESCE
-                async for text in viewer.receive:
-                    await trio.sleep_until(sent + COALESCE)
-                    async with slots:
-                        queued = _queued(viewer.receive)
-                        with trio.move_on_after(SEND_TIMEOUT) as sending:
-                            await socket.send_text("[" + ",".join([text, *queued]) + "]" if queued else text)
-                    sent = trio.current_time()
-                    if sending.cancelled_caught:
-                        viewer.dropped = f"too slow: a message took over {SEND_TIMEOUT:g} s to send"
-                        break
+                await _forward(socket, viewer, slots)
                 nursery.cancel_scope.cancel()
             if viewer.dropped is not None:
                 await socket.close(code=1013, reason=viewer.dropped)
@@ -162,6 +153,36 @@ def live_routes(store: AsyncStore, scheduler: RunScheduler, hub: LiveHub) -> lis
         Route("/live", live_page, methods=["GET"]),
         Route("/dashboard/board.css", board_css, methods=["GET"]),
     ]
+
+
+async def _forward(socket: WebSocket, viewer: Viewer, slots: trio.Semaphore) -> None:
+    """Send ``viewer``'s queue to ``socket`` until it ends; a send over :data:`SEND_TIMEOUT` drops
+    the viewer.  Each message costs as few passes through the scheduler as it can (this runs
+    for every viewer on every turn): the wait for the queue, and the socket's own write; a
+    coalescing pause and a wait for a slot only when they are needed, and one cancel scope
+    for every send, armed only while one is in progress."""
+    send = socket.send_text
+    sent = -math.inf
+    guard = trio.CancelScope()
+    with guard:
+        async for text in viewer.receive:
+            pause = sent + COALESCE - trio.current_time()
+            if pause > 0:
+                await trio.sleep(pause)
+            queued = _queued(viewer.receive)
+            try:
+                slots.acquire_nowait()
+            except trio.WouldBlock:
+                await slots.acquire()
+            try:
+                guard.deadline = trio.current_time() + SEND_TIMEOUT
+                await send("[" + ",".join([text, *queued]) + "]" if queued else text)
+                guard.deadline = math.inf
+            finally:
+                slots.release()
+            sent = trio.current_time()
+    if guard.cancelled_caught:
+        viewer.dropped = f"too slow: a message took over {SEND_TIMEOUT:g} s to send"
 
 
 def _queued(receive: trio.MemoryReceiveChannel[str]) -> list[str]:
