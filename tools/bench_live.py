@@ -186,11 +186,12 @@ def main() -> None:
                       f"{got['rss_with'] / 2**20:.1f} MB "
                       f"with the viewers (+{(got['rss_with'] - got['rss_before']) / 2**20:.1f} MB); CPU daemon "
                       f"{got['daemon_cpu']:.2f} s/s, viewers {got['viewers_cpu']:.2f} s/s; {got['messages']:.0f} messages/s")
-            base = statistics.median(results[0])
+            least = min(results)  # 0 unless --phases has none
+            base = statistics.median(results[least])
             for viewers in sorted(results):
                 median = statistics.median(results[viewers])
                 print(f"(b/c) {viewers:3d} viewers on home: the referee's time per turn, median {median:.2f} ms "
-                      f"({median / base:.2f}x of 0 viewers; {median - base:+.2f} ms), {len(results[viewers])} turns")
+                      f"({median / base:.2f}x of {least} viewers; {median - base:+.2f} ms), {len(results[viewers])} turns")
         finally:
             daemon.stop()
 
