@@ -104,15 +104,35 @@ async def test_a_full_queue_drops_that_viewer_only_and_the_game_goes_on() -> Non
             got.append(json.loads(text))
 
     async with trio.open_nursery() as nursery:
+        nursery.start_soon(hub.run)  # as in the daemon: the fan-out task delivers, one event a pass
         nursery.start_soon(reader)
         report = await play(hub)
         await trio.testing.wait_all_tasks_blocked()
         hub.unsubscribe(fast)
+        nursery.cancel_scope.cancel()
     assert slow.dropped == "too slow: 3 messages queued" and hub.dropped == 1
     assert fast.dropped is None
     assert len([e for e in got if e["type"] == "turn"]) == len(report.record.turns)
     assert [e["type"] for e in drain(slow)] == ["snapshot", "started", "turn"]  # what it had, then the end of its channel
     assert hub.viewers() == 0
+
+
+async def test_the_fan_out_task_delivers_after_the_publisher_moved_on_in_order_and_once() -> None:
+    hub = LiveHub()
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(hub.run)
+        await trio.testing.wait_all_tasks_blocked()
+        early = hub.subscribe("home")
+        assert [e["type"] for e in drain(early)] == ["snapshot"]
+        hub.run_changed(1, "running", 0, 4)
+        assert drain(early) == []  # not in the publisher's step: the game's task pays no fan-out
+        late = hub.subscribe("home")  # joins between that event's publishing and its delivery
+        hub.run_changed(1, "running", 1, 4)
+        await trio.testing.wait_all_tasks_blocked()
+        assert [e["games"] for e in drain(early)] == [0, 1]
+        got = drain(late)
+        assert [e["type"] for e in got] == ["snapshot", "run"] and got[1]["games"] == 1
+        nursery.cancel_scope.cancel()
 
 
 async def test_nobody_watching_builds_no_event() -> None:

@@ -285,3 +285,39 @@ def test_a_record_with_a_problem_says_so_in_the_page(chromium: Browser, tmp_path
     assert chromium.js("return document.querySelectorAll('#iso-board g.sq, #top-board g.cell').length") == 0
     assert chromium.js("return document.getElementById('status').textContent").startswith("This record cannot be shown")
     assert chromium.console_errors() == []
+
+
+MINI_BOARDS = """
+var data = JSON.parse(document.getElementById('viewer-data').textContent), game = data.games[arguments[0]];
+var live = null, last = null, out = [];
+function squares(svg) { return Array.from(svg.firstChild.childNodes); }
+game.p.forEach(function (p, k) {
+  var before = live ? squares(live) : [];
+  live = SantoriniViewer.miniBoard(data.geometry, game.letters, p, live);
+  var fresh = SantoriniViewer.miniBoard(data.geometry, game.letters, p);
+  out.push({same: live.outerHTML === fresh.outerHTML,
+            redrawn: squares(live).filter(function (n, i) { return n !== before[i]; }).length,
+            changed: squares(fresh).filter(function (n, i) {
+              return !last || n.outerHTML !== squares(last)[i].outerHTML;
+            }).length});
+  last = fresh;
+});
+return out;
+"""
+
+
+def test_a_small_board_brought_up_to_date_redraws_only_the_squares_that_changed(chromium: Browser, page: Path,
+                                                                                games: dict[str, Game]) -> None:
+    """The dashboard's live boards are updated in place every turn: the result is the fresh drawing,
+    and only the squares a turn changed (a move's two, a build's one; Apollo's swap, Atlas's dome,
+    a four-seat game's placements) are new elements."""
+    for name in ("apollo", "atlas", "4p"):
+        open_game(chromium, page, name)
+        frames = chromium.js(MINI_BOARDS, NAMES.index(name))
+        game = games[name]
+        assert len(frames) == len(game.positions)
+        assert all(f["same"] for f in frames), name
+        assert frames[0]["redrawn"] == frames[0]["changed"] == 25
+        assert [f["redrawn"] for f in frames] == [f["changed"] for f in frames], name
+        assert max(f["changed"] for f in frames[1:]) <= 5, name
+    assert chromium.console_errors() == []

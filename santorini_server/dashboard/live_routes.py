@@ -3,7 +3,7 @@ games being played ``/live`` (SPEC.md section 17.3).
 
 A thin trio shell over :class:`~santorini_server.server.live.LiveHub`: a WebSocket subscribes to
 one topic, then one task forwards its queue to the socket (at most one message per
-:data:`COALESCE` seconds, several events then going as one JSON array) while another reads (and
+:func:`coalesce` seconds, several events then going as one JSON array) while another reads (and
 discards) what the browser sends, to notice it leaving.  A send that takes longer than
 :data:`SEND_TIMEOUT` drops the viewer as a full queue does.  The game page is the replay
 viewer's own markup and script (:mod:`santorini_server.viewer`), fed by ``live.js`` from the
@@ -14,6 +14,7 @@ run's archive.
 from __future__ import annotations
 
 import functools
+import math
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -27,7 +28,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from ..records import GameRecord, read_archive
 from ..server.async_store import AsyncStore
-from ..server.live import BadTopic, LiveHub, TooManyViewers, game_key
+from ..server.live import BadTopic, LiveHub, TooManyViewers, Viewer, game_key
 from ..server.runs import RunScheduler
 from ..server.store import NoSuchGame, Store
 from ..tournament.output import ARCHIVE
@@ -37,7 +38,7 @@ from ..viewer.svg import DEFS, ISO_BOX, STYLE, TOP_BOX, geometry
 if TYPE_CHECKING:
     import jinja2
 
-__all__ = ["live_routes", "SEND_TIMEOUT", "COALESCE", "SEND_SLOTS"]
+__all__ = ["live_routes", "SEND_TIMEOUT", "COALESCE", "PER_VIEWER", "SEND_SLOTS", "coalesce"]
 
 SEND_TIMEOUT = 2.0
 """Seconds one message may take to reach a viewer's socket before the viewer is dropped."""
@@ -47,11 +48,22 @@ every runnable task before it looks at the engines' pipes again: 200 viewers wok
 would all send in that round (a few hundred microseconds each), while the reply of the next
 engine waits.  With a few slots a round holds at most a few sends, so a game's next step comes
 after milliseconds, not tens of them; the viewers' messages queue meanwhile (and coalesce)."""
-COALESCE = 0.05
-"""A viewer gets at most one WebSocket message per this many seconds: events queued meanwhile go
-together, as one JSON array.  A game whose turns come slower than that (any real time control)
-has each turn sent at once; fast games (instant engines: hundreds of turns a second) would
-otherwise cost every viewer one frame a turn, on the loop that also times the games."""
+COALESCE = (0.01, 0.1)
+"""A viewer gets at most one WebSocket message per :func:`coalesce` seconds, between these bounds:
+events queued meanwhile go together, as one JSON array.  A message goes at once when the gap
+since the last has passed (a turn-driven flush), so a game whose turns come slower than that
+has each turn sent as it is ruled; fast games (instant engines: hundreds of turns a second)
+would otherwise cost every viewer one frame a turn, on the loop that also times the games."""
+PER_VIEWER = 0.00025
+"""Seconds of gap per connected viewer: the more viewers, the more events each message carries,
+so that the daemon's sends a second stay bounded (200 viewers: 50 ms; one browser: 10 ms)."""
+
+
+def coalesce(viewers: int) -> float:
+    """The least gap between two messages to one viewer while ``viewers`` are connected."""
+    return min(COALESCE[1], max(COALESCE[0], viewers * PER_VIEWER))
+
+
 """The dashboard's headers (SPEC.md section 17.2): scripts and styles from the daemon only."""
 _GAME_ID = re.compile(r"([0-9]{1,9})-([0-9]{1,9})|([0-9]{1,9})")
 
@@ -141,17 +153,7 @@ def live_routes(store: AsyncStore, scheduler: RunScheduler, hub: LiveHub) -> lis
         try:
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(_until_gone, socket, nursery.cancel_scope)
-                sent = -COALESCE
-                async for text in viewer.receive:
-                    await trio.sleep_until(sent + COALESCE)
-                    async with slots:
-                        queued = _queued(viewer.receive)
-                        with trio.move_on_after(SEND_TIMEOUT) as sending:
-                            await socket.send_text("[" + ",".join([text, *queued]) + "]" if queued else text)
-                    sent = trio.current_time()
-                    if sending.cancelled_caught:
-                        viewer.dropped = f"too slow: a message took over {SEND_TIMEOUT:g} s to send"
-                        break
+                await _forward(socket, viewer, slots, hub)
                 nursery.cancel_scope.cancel()
             if viewer.dropped is not None:
                 await socket.close(code=1013, reason=viewer.dropped)
@@ -166,6 +168,36 @@ def live_routes(store: AsyncStore, scheduler: RunScheduler, hub: LiveHub) -> lis
         Route("/live", live_page, methods=["GET"]),
         Route("/dashboard/board.css", board_css, methods=["GET"]),
     ]
+
+
+async def _forward(socket: WebSocket, viewer: Viewer, slots: trio.Semaphore, hub: LiveHub) -> None:
+    """Send ``viewer``'s queue to ``socket`` until it ends; a send over :data:`SEND_TIMEOUT` drops
+    the viewer.  Each message costs as few passes through the scheduler as it can (this runs
+    for every viewer on every turn): the wait for the queue, and the socket's own write; a
+    coalescing pause and a wait for a slot only when they are needed, and one cancel scope
+    for every send, armed only while one is in progress."""
+    send = socket.send_text
+    sent = -math.inf
+    guard = trio.CancelScope()
+    with guard:
+        async for text in viewer.receive:
+            pause = sent + coalesce(hub.viewers()) - trio.current_time()
+            if pause > 0:
+                await trio.sleep(pause)
+            queued = _queued(viewer.receive)
+            try:
+                slots.acquire_nowait()
+            except trio.WouldBlock:
+                await slots.acquire()
+            try:
+                guard.deadline = trio.current_time() + SEND_TIMEOUT
+                await send("[" + ",".join([text, *queued]) + "]" if queued else text)
+                guard.deadline = math.inf
+            finally:
+                slots.release()
+            sent = trio.current_time()
+    if guard.cancelled_caught:
+        viewer.dropped = f"too slow: a message took over {SEND_TIMEOUT:g} s to send"
 
 
 def _queued(receive: trio.MemoryReceiveChannel[str]) -> list[str]:

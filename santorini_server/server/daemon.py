@@ -162,6 +162,7 @@ async def serve(
     try:
         async with trio.open_nursery() as nursery:
             nursery.start_soon(_signals, drain)
+            nursery.start_soon(hub.run)  # the live viewers' fan-out, off the games' tasks
             listeners = await nursery.start(partial(serve_bots, gateway, options.bots[1], host=options.bots[0], ssl_context=tls))
             bot_port = listeners[0].socket.getsockname()[1]
             bound = await nursery.start(_http, hypercorn_serve, app, config, drain)

@@ -25,9 +25,11 @@ it.  The page ``/games/RUN-NUMBER`` stays valid after the game (it then shows th
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import time
+from collections import deque
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -119,7 +121,7 @@ class GameFeed:
         self.positions.append(adjudicator.position)
         self.stamps.append((self.hub.clock(), _clocks(adjudicator)))
         if self.hub.watched(self):
-            self.hub._publish(self.hub.game_topics(self, turns=True), self.turn_event(len(self.stamps)))
+            self.hub._publish(self.hub.game_topics(self, turns=True), functools.partial(self.turn_event, len(self.stamps)))
 
     def over(self, report: GameReport) -> None:
         outcome = report.outcome
@@ -228,6 +230,9 @@ class LiveHub:
         self._viewers = 0
         self.dropped = 0
         """Viewers dropped for a full queue since the start."""
+        self._pending: deque[tuple[tuple[Viewer, ...], dict[str, Any] | Callable[[], dict[str, Any]]]] = deque()
+        self._wake: trio.Event | None = None
+        """Set to wake :meth:`run`; None while it is not running."""
 
     # --- viewers ----------------------------------------------------------------------------
 
@@ -268,22 +273,51 @@ class LiveHub:
         self.dropped += 1
         self.unsubscribe(viewer)
 
-    def _publish(self, topics: Iterable[str], event: dict[str, Any]) -> None:
-        """Serialise ``event`` once and queue it for every viewer of ``topics``; never blocks."""
-        text: str | None = None
+    def _publish(self, topics: Iterable[str], event: dict[str, Any] | Callable[[], dict[str, Any]]) -> None:
+        """Queue ``event`` (or what ``event()`` builds) for every viewer of ``topics``; never blocks.
+
+        With :meth:`run` going, this only notes who the viewers are now and wakes the fan-out
+        task: the game's task pays a few microseconds whatever the number of viewers, and the
+        event is built, serialised and queued after the game has asked its next engine.  Without
+        it (a hub used outside the daemon), the event goes out at once."""
+        recipients: tuple[Viewer, ...] = ()
         for topic in topics:
             viewers = self._topics.get(topic)
-            if not viewers:
-                continue
-            if text is None:
-                text = json.dumps(event, separators=(",", ":"))
-            for viewer in list(viewers):
-                try:
-                    viewer.send.send_nowait(text)
-                except trio.WouldBlock:
-                    self._drop(viewer, f"too slow: {self.queue} messages queued")
-                except (trio.BrokenResourceError, trio.ClosedResourceError):
-                    self.unsubscribe(viewer)
+            if viewers:
+                recipients += tuple(viewers)
+        if not recipients:
+            return
+        if self._wake is None:
+            self._deliver(recipients, event)
+            return
+        self._pending.append((recipients, event))
+        self._wake.set()
+
+    def _deliver(self, recipients: tuple[Viewer, ...], event: dict[str, Any] | Callable[[], dict[str, Any]]) -> None:
+        """Serialise ``event`` once and put it in each of ``recipients``' queues."""
+        text = json.dumps(event if isinstance(event, dict) else event(), separators=(",", ":"))
+        for viewer in recipients:
+            try:
+                viewer.send.send_nowait(text)
+            except trio.WouldBlock:
+                self._drop(viewer, f"too slow: {self.queue} messages queued")
+            except (trio.BrokenResourceError, trio.ClosedResourceError):
+                self.unsubscribe(viewer)
+
+    async def run(self) -> None:
+        """The fan-out task (the daemon runs it in its nursery): delivers what :meth:`_publish`
+        queued, in order, one event per scheduler pass, until cancelled."""
+        try:
+            while True:
+                self._wake = trio.Event()
+                while self._pending:
+                    recipients, event = self._pending.popleft()
+                    self._deliver(recipients, event)
+                    await trio.lowlevel.checkpoint()
+                await self._wake.wait()
+        finally:
+            self._wake = None
+            self._pending.clear()
 
     # --- topics -----------------------------------------------------------------------------
 

@@ -90,16 +90,29 @@
     drawTopInto($("top-board"), $("top-labels"), GEO.cell, game.letters, p);
   }
 
-  function drawTopInto(board, labels, size, letters, p) {
-    var half = size / 2;
-    clear(board); clear(labels);
-    var cs = cells(p.b), groups = workerGroups(p);
+  /* The top-down squares of p into board, the file and rank labels into labels.  Given keys
+   * (what the drawing in board shows, one short string a square, kept up to date here), only
+   * the squares whose height, dome or worker changed are drawn again: a turn changes two to
+   * four squares, and a live small board is redrawn on every turn of its game. */
+  function drawTopInto(board, labels, size, letters, p, keys) {
+    var half = size / 2, cs = cells(p.b), groups = workerGroups(p);
+    var fresh = !keys || board.childNodes.length !== 25;
+    if (fresh) {
+      clear(board); clear(labels);
+      for (var i = 0; i < 5; i++) {
+        el("text", {"class": "lab", x: i * size + half, y: 5 * size + 12}, labels).textContent = FILES[i];
+        el("text", {"class": "lab", x: -11, y: i * size + half}, labels).textContent = 5 - i;
+      }
+    }
     for (var sq = 0; sq < 25; sq++) {
       var cell = cs[sq], g = groups[sq];
+      var key = cell.level + (cell.dome ? "D" : "") + (g === undefined ? "" : "g" + g);
+      if (!fresh && keys[sq] === key) { continue; }
+      if (keys) { keys[sq] = key; }
       var a = squareAttrs(sq, cell, g, g === undefined ? null : letters[g]);
       a["class"] = "cell";
       a.transform = "translate(" + (sq % 5) * size + " " + Math.floor(sq / 5) * size + ")";
-      var group = el("g", a, board);
+      var group = el("g", a, null);
       el("rect", {"class": "td td" + cell.level, width: size, height: size}, group);
       el("text", {"class": "tdh", x: 3, y: 3}, group).textContent = cell.level;
       if (cell.dome) {
@@ -108,22 +121,22 @@
         el("circle", {"class": "tdw g" + (g + 1), cx: half, cy: half, r: size * 0.3}, group);
         el("text", {"class": "wl", x: half, y: half}, group).textContent = letters[g];
       }
-    }
-    for (var i = 0; i < 5; i++) {
-      el("text", {"class": "lab", x: i * size + half, y: 5 * size + 12}, labels).textContent = FILES[i];
-      el("text", {"class": "lab", x: -11, y: i * size + half}, labels).textContent = 5 - i;
+      if (fresh) { board.appendChild(group); } else { board.replaceChild(group, board.childNodes[sq]); }
     }
   }
 
   /* A small top-down board (the dashboard's lists of live games): the helper's drawing in its
-   * own <svg>, redrawn in place by calling it again with the same element. */
+   * own <svg>, brought up to date in place (only the squares that changed) by calling it again
+   * with the same element. */
+  var MINI_KEYS = new WeakMap();
   function miniBoard(geometry, letters, p, svg) {
     if (!svg) {
       svg = el("svg", {"class": "vb mini", viewBox: geometry.topBox.join(" "), role: "img"});
       el("g", {"class": "mini-board"}, svg);
       el("g", {"class": "mini-labels"}, svg);
+      MINI_KEYS.set(svg, []);
     }
-    drawTopInto(svg.querySelector(".mini-board"), svg.querySelector(".mini-labels"), geometry.cell, letters, p);
+    drawTopInto(svg.firstChild, svg.lastChild, geometry.cell, letters, p, MINI_KEYS.get(svg));
     return svg;
   }
 
