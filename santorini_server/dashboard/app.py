@@ -4,41 +4,83 @@ WebSocket and the game pages), the static files and the security headers on ever
 
 ``santorini serve`` passes :func:`dashboard_app` to the daemon as its app factory (the server
 layer cannot import the dashboard, which imports it).
+
+The dashboard's routes are built on their first request (or by the warm-up, in a worker
+thread, whichever comes first): its modules bring the templates, the report's tables and the
+standings code, a tenth of a second of imports the daemon need not pay before it accepts
+connections (SPEC.md section 16.4: under a second).
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+import importlib
+import threading
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 
 import trio
 from starlette.applications import Starlette
+from starlette.routing import Mount, Router
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from ..server.api import create_app
 from ..server.daemon import WebContext
-from .live_routes import live_routes
-from .pages import page_routes, warm_standings
 from .security import SecurityHeaders
 
 __all__ = ["dashboard_app"]
+
+_MODULES = ("santorini_server.dashboard.pages", "santorini_server.dashboard.live_routes")
+
+
+class _Deferred:
+    """An ASGI app made by ``build`` when first needed (at most once, from any thread)."""
+
+    def __init__(self, build: Callable[[], ASGIApp]) -> None:
+        self._build = build
+        self._app: ASGIApp | None = None
+        self._lock = threading.Lock()
+
+    def app(self) -> ASGIApp:
+        with self._lock:
+            if self._app is None:
+                self._app = self._build()
+            return self._app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        await (self._app or self.app())(scope, receive, send)
 
 
 def dashboard_app(web: WebContext) -> Starlette:
     """The job API plus the dashboard's routes, every HTTP response carrying the security headers.
 
-    While the app is served (its lifespan), a task counts the listed runs' standings in the
-    background (:func:`warm_standings`), cancelled when the server stops."""
+    While the app is served (its lifespan), a task builds the dashboard's routes in a worker
+    thread, then counts the listed runs' standings in the background (``warm_standings``),
+    cancelled when the server stops."""
+
+    def build() -> ASGIApp:
+        from .live_routes import live_routes
+        from .pages import page_routes
+
+        pages = page_routes(web.store, web.registry, web.scheduler, web.admin_token, secure=web.secure)
+        return Router(routes=[*pages, *live_routes(web.store, web.scheduler, web.hub)])
+
+    dashboard = _Deferred(build)
     app = create_app(web.store, web.registry, web.scheduler, web.admin_token)
-    app.router.routes.extend(
-        page_routes(web.store, web.registry, web.scheduler, web.admin_token, secure=web.secure)
-    )
-    app.router.routes.extend(live_routes(web.store, web.scheduler, web.hub))
+    app.router.routes.append(Mount("", app=dashboard))  # after the job API's routes: every other path
     app.add_middleware(SecurityHeaders)
+
+    async def warm() -> None:
+        for module in _MODULES:
+            await trio.to_thread.run_sync(importlib.import_module, module)
+        await trio.to_thread.run_sync(dashboard.app)
+        from .pages import warm_standings
+
+        await warm_standings(web.store, web.scheduler)
 
     @asynccontextmanager
     async def lifespan(_: object) -> AsyncIterator[None]:
         async with trio.open_nursery() as nursery:
-            nursery.start_soon(warm_standings, web.store, web.scheduler)
+            nursery.start_soon(warm)
             yield
             nursery.cancel_scope.cancel()
 
