@@ -40,10 +40,10 @@ class Server:
             assert time.monotonic() < deadline, "the bots did not connect"
             time.sleep(0.1)
 
-    def submit(self, tc: str) -> int:
+    def submit(self, tc: str, rounds: int = 1) -> int:
         self.wait_bots()
         response = self.daemon.http.post(
-            "/api/runs", json={"engines": list(BOTS), "rounds": 1, "tc": tc, "concurrency": 1},
+            "/api/runs", json={"engines": list(BOTS), "rounds": rounds, "tc": tc, "concurrency": 1},
             headers={"Authorization": f"Bearer {self.admin}"},
         )
         assert response.status_code == 201, response.text
@@ -165,7 +165,7 @@ def board_state(browser: Browser) -> dict[str, Any]:
 
 
 def test_a_browser_watches_a_game_live_then_sees_its_record(server: Server, chromium: Browser) -> None:
-    run_id = server.submit("5+0.05")
+    run_id = server.submit("5+0.05", rounds=2)  # 4 games: the run page below sees some of them end
     key = trio.run(first_game, server, run_id)
     shots = artefacts_dir()
     # the home page and the live list: #live-games gets a small board per game being played
@@ -211,17 +211,17 @@ def test_a_browser_watches_a_game_live_then_sees_its_record(server: Server, chro
     chromium.screenshot(shots / "dashboard-finished-game.png")
     assert chromium.console_errors() == []  # no CSP violation, no script error
     # the run's page follows the run: its progress and games are refreshed in place (no reload)
-    # when the second game ends
+    # as the games still being played end
     chromium.driver.get(f"{server.daemon.url}/runs/{run_id}")
     chromium.js("window.notReloaded = true;")
-    # the second game is still being played (alphabeta thinks for tenths of a second a turn)
-    assert "1 of 2" in chromium.js("return document.getElementById('progress').textContent;")
-    deadline = time.monotonic() + 90
-    while "2 of 2" not in chromium.js("return document.getElementById('progress').textContent;"):
+    progress = chromium.js("return document.getElementById('progress').textContent;")
+    assert "4 of 4" not in progress, progress  # three games were left as the first one ended
+    deadline = time.monotonic() + 120
+    while "4 of 4" not in chromium.js("return document.getElementById('progress').textContent;"):
         assert time.monotonic() < deadline, chromium.js("return document.getElementById('progress').textContent;")
         time.sleep(0.1)
     assert chromium.js("return window.notReloaded === true;")
-    assert chromium.js("return document.querySelectorAll('#games a[href^=\"/games/\"]').length;") == 2
+    assert chromium.js("return document.querySelectorAll('#games a[href^=\"/games/\"]').length;") == 4
     assert chromium.console_errors() == []
     assert [u for u in chromium.network_requests() if not u.startswith(server.daemon.url)] == []
     server.wait_run(run_id)
