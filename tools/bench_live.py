@@ -9,10 +9,13 @@ A real daemon (``santorini serve`` on free ports) plays runs between local bundl
     wall-clock time of the ruling, which the turn event carries (``t``, ``time.time()``; same
     machine, same clock).  Printed: p50/p99 in ms.
 (b) 0, 20 and 200 WebSocket viewers (trio-websocket clients in this process, each reading every
-    message) follow ``home``, which hears every turn of every game: per-turn time of the games
-    (from each game's ``started`` to its ``over`` event, server clock, divided by its turns; the
-    engines are ``random`` and ``greedy``, which answer at once, so the referee's own cost per turn
-    dominates), and the daemon's RSS with the 200 viewers connected against none.
+    message) follow ``home``, which hears every turn of every game: the referee's time per turn,
+    and the daemon's RSS with the 200 viewers connected against none.  The referee's time is timed
+    from outside the daemon: every engine runs behind ``tools/timed_relay.py``, which logs when its
+    ``bestmove`` left and when its ``go`` came, and a turn's referee time is from one engine's
+    ``bestmove`` to the other's ``go`` (reading and judging the answer, recording it, telling the
+    hub, writing the next request; plus two pipe hops, alike in every phase).  The engines are
+    ``alphabeta`` at 2+0.05 (``--instant``: ``random`` and ``greedy``, which answer at once).
 
     python tools/bench_live.py [--games 20] [--viewers 200]
 
@@ -23,8 +26,11 @@ time unchanged within noise.  The phases alternate 0/20/200/0/20/200 so drift sh
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import math
+import os
+import random
 import statistics
 import sys
 import tempfile
@@ -45,6 +51,14 @@ from tests.test_server_serve import Daemon, santorini
 def pct(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def median_difference_interval(a: list[float], b: list[float], rounds: int = 2000) -> tuple[float, float]:
+    """A 95% bootstrap interval of median(a) - median(b): "unchanged within noise" when it holds 0."""
+    rng = random.Random(1)
+    diffs = sorted(statistics.median(rng.choices(a, k=len(a))) - statistics.median(rng.choices(b, k=len(b)))
+                   for _ in range(rounds))
+    return diffs[int(0.025 * rounds)], diffs[int(0.975 * rounds)]
 
 
 def submit(daemon: Daemon, admin: str, engines: list[str], rounds: int, tc: str) -> int:
@@ -99,8 +113,25 @@ def latency(daemon: Daemon, admin: str) -> None:
         browser.driver.quit()
 
 
-async def phase(daemon: Daemon, admin: str, viewers: int, games: int, engines: list[str], tc: str) -> dict[str, Any]:
-    """Play a run of ``games`` with ``viewers`` on home; per-turn figures, RSS and CPU."""
+def referee_times(log: Path, since: int) -> list[float]:
+    """The referee's time of each turn (ms) logged by ``timed_relay.py`` after byte ``since`` of ``log``:
+    from a ``bestmove`` to the next logged line when that is the other engine's ``go``."""
+    events = []
+    with log.open("rb") as file:
+        file.seek(since)
+        for line in file:
+            pid, word, at = line.split()
+            events.append((float(at), pid, word))
+    events.sort()
+    return [(b[0] - a[0]) * 1000 for a, b in itertools.pairwise(events)
+            if a[2] == b"bestmove" and b[2] == b"go" and a[1] != b[1]]
+
+
+async def phase(
+    daemon: Daemon, admin: str, viewers: int, games: int, engines: list[str], tc: str, log: Path, since: int
+) -> dict[str, Any]:
+    """Play a run of ``games`` with ``viewers`` on home; per-turn figures (the relays' log from byte
+    ``since``), RSS and CPU."""
     ws = daemon.url.replace("http://", "ws://") + "/ws"
     process = psutil.Process(daemon.process.pid)
     rss_before = process.memory_info().rss
@@ -117,7 +148,6 @@ async def phase(daemon: Daemon, admin: str, viewers: int, games: int, engines: l
                     received[i] += 1
 
     gaps: list[float] = []
-    overheads: list[float] = []
     async with trio.open_nursery() as nursery:
         for i in range(viewers):
             nursery.start_soon(viewer, i)
@@ -142,7 +172,6 @@ async def phase(daemon: Daemon, admin: str, viewers: int, games: int, engines: l
                         last_turn[event["game"]] = event["t"]
                         if not math.isnan(gap):  # from one ruling to the next: the engine's time + the referee's
                             gaps.append(gap)
-                            overheads.append(gap - event["turn"].get("ms", 0))
                     elif event.get("run") == run_id and event["type"] == "over":
                         finished += 1
         await trio.to_thread.run_sync(wait_run, daemon, run_id)
@@ -151,8 +180,9 @@ async def phase(daemon: Daemon, admin: str, viewers: int, games: int, engines: l
         nursery.cancel_scope.cancel()
     wall = cpu1[2] - cpu0[2]
     return {
-        "gaps": gaps, "overheads": overheads, "rss_before": rss_before, "rss_with": rss_with,
-        "daemon_cpu": (sum(cpu1[0][:2]) - sum(cpu0[0][:2])) / wall, "viewers_cpu": (sum(cpu1[1][:2]) - sum(cpu0[1][:2])) / wall,
+        "gaps": gaps, "overheads": referee_times(log, since), "rss_before": rss_before, "rss_with": rss_with,
+        "daemon_cpu": (sum(cpu1[0][:2]) - sum(cpu0[0][:2])) / wall,
+        "daemon_sys": (cpu1[0][1] - cpu0[0][1]) / wall, "viewers_cpu": (sum(cpu1[1][:2]) - sum(cpu0[1][:2])) / wall,
         "messages": (cpu1[3] - cpu0[3]) / wall,
     }
 
@@ -168,9 +198,15 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         data = Path(tmp) / "data"
-        for name, spec in (("r", "random"), ("g", "greedy"), ("a1", "alphabeta"), ("a2", "alphabeta")):
-            santorini("bot", "add", name, "--local", spec, data=data)
+        log = Path(tmp) / "relay.log"
+        relay = Path(__file__).resolve().parent / "timed_relay.py"
+        for name, module in (("r", "random_engine"), ("g", "greedy"), ("a1", "alphabeta"), ("a2", "alphabeta")):
+            argv = [sys.executable, str(relay), str(log), sys.executable, "-m", f"santorini_engines.{module}"]
+            santorini("bot", "add", name, "--local", "cmd=" + " arg=".join(argv), data=data)
         daemon = Daemon(data)
+        # The viewers are browsers on other machines; here their clients share the daemon's two
+        # cores, so this process (not the daemon and its engines, started already) yields to them.
+        os.nice(19)
         admin = (data / "admin.token").read_text().strip()
         try:
             if not args.no_browser:
@@ -178,20 +214,24 @@ def main() -> None:
             engines, tc = (["r", "g"], "10+0.1") if args.instant else (["a1", "a2"], args.tc)
             results: dict[int, list[float]] = {}
             for viewers in [args.viewers if v == "V" else int(v) for v in args.phases.split(",")]:
-                got = trio.run(phase, daemon, admin, viewers, args.games, engines, tc)
+                since = log.stat().st_size if log.exists() else 0
+                got = trio.run(phase, daemon, admin, viewers, args.games, engines, tc, log, since)
                 results.setdefault(viewers, []).extend(got["overheads"])
-                print(f"    {viewers:3d} viewers: turn to turn p50 {pct(got['gaps'], .5):.2f} ms; referee's share (less the "
-                      f"engine's time) p50 {pct(got['overheads'], .5):.2f} p90 {pct(got['overheads'], .9):.2f} ms over "
-                      f"{len(got['gaps'])} turns; daemon RSS {got['rss_before'] / 2**20:.1f} MB, "
+                print(f"    {viewers:3d} viewers: turn to turn p50 {pct(got['gaps'], .5):.2f} ms; referee's time "
+                      f"(bestmove to go) p50 {pct(got['overheads'], .5):.2f} p90 {pct(got['overheads'], .9):.2f} ms over "
+                      f"{len(got['overheads'])} turns; daemon RSS {got['rss_before'] / 2**20:.1f} MB, "
                       f"{got['rss_with'] / 2**20:.1f} MB "
                       f"with the viewers (+{(got['rss_with'] - got['rss_before']) / 2**20:.1f} MB); CPU daemon "
-                      f"{got['daemon_cpu']:.2f} s/s, viewers {got['viewers_cpu']:.2f} s/s; {got['messages']:.0f} messages/s")
+                      f"{got['daemon_cpu']:.2f} s/s ({got['daemon_sys']:.2f} system), "
+                      f"viewers {got['viewers_cpu']:.2f} s/s; {got['messages']:.0f} messages/s")
             least = min(results)  # 0 unless --phases has none
             base = statistics.median(results[least])
             for viewers in sorted(results):
                 median = statistics.median(results[viewers])
+                low, high = median_difference_interval(results[viewers], results[least])
                 print(f"(b/c) {viewers:3d} viewers on home: the referee's time per turn, median {median:.2f} ms "
-                      f"({median / base:.2f}x of {least} viewers; {median - base:+.2f} ms), {len(results[viewers])} turns")
+                      f"({median / base:.2f}x of {least} viewers; {median - base:+.2f} ms, 95% interval {low:+.2f} to "
+                      f"{high:+.2f}), p90 {pct(results[viewers], .9):.2f} ms, {len(results[viewers])} turns")
         finally:
             daemon.stop()
 

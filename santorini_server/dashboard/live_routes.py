@@ -42,21 +42,26 @@ __all__ = ["live_routes", "SEND_TIMEOUT", "COALESCE", "PER_VIEWER", "SEND_SLOTS"
 
 SEND_TIMEOUT = 2.0
 """Seconds one message may take to reach a viewer's socket before the viewer is dropped."""
-SEND_SLOTS = 4
+SEND_SLOTS = 1
 """WebSocket sends in progress at once.  The games and the viewers share one trio loop, which runs
 every runnable task before it looks at the engines' pipes again: 200 viewers woken by one turn
 would all send in that round (a few hundred microseconds each), while the reply of the next
-engine waits.  With a few slots a round holds at most a few sends, so a game's next step comes
-after milliseconds, not tens of them; the viewers' messages queue meanwhile (and coalesce)."""
+engine waits.  With one slot a round holds at most one send, so an engine's reply waits for at
+most that one (measured with 200 viewers, ``tools/bench_live.py``: the referee's time per turn
++0.66 ms at the median with four slots, +0.22 ms with one); the viewers' messages queue
+meanwhile, and coalesce."""
 COALESCE = (0.01, 0.1)
 """A viewer gets at most one WebSocket message per :func:`coalesce` seconds, between these bounds:
 events queued meanwhile go together, as one JSON array.  A message goes at once when the gap
 since the last has passed (a turn-driven flush), so a game whose turns come slower than that
 has each turn sent as it is ruled; fast games (instant engines: hundreds of turns a second)
 would otherwise cost every viewer one frame a turn, on the loop that also times the games."""
-PER_VIEWER = 0.00025
+PER_VIEWER = 0.0005
 """Seconds of gap per connected viewer: the more viewers, the more events each message carries,
-so that the daemon's sends a second stay bounded (200 viewers: 50 ms; one browser: 10 ms)."""
+so that the daemon's sends a second stay bounded, at most 2,000 (20 viewers or fewer: 10 ms, a turn
+sent as it is ruled; 200 viewers: 100 ms, the bound).  A message costs the daemon about 0.3 ms
+of its loop, shared with the games: 0.25 ms per viewer (4,000 messages a second) still cost
+a game's turns +0.22 ms at the median, 0.5 ms +0.04 ms (``tools/bench_live.py``)."""
 
 
 def coalesce(viewers: int) -> float:
