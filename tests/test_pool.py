@@ -141,3 +141,58 @@ async def test_the_wire_reads_lines_and_payloads_across_chunks_and_bounds_lines(
         return short.pop(0)
 
     assert await WireReader(cut).exactly(5) is None  # EOF before the payload's end
+
+
+def _allowed_cpus(pid: str) -> str | None:
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return None
+    return next((line.split(":", 1)[1].strip() for line in status.splitlines() if line.startswith("Cpus_allowed_list")), None)
+
+
+def test_affinity_pins_each_game_s_referee_process_and_its_engines_to_a_cpu_of_their_own(tmp_path: Path) -> None:
+    cpus = sorted(os.sched_getaffinity(0))[:2]
+    marker = f"marker={uuid.uuid4().hex}"
+    command = [PY, "-m", "santorini_server.cli", "tournament", "-e", instant("A", "sleep=30", marker),
+               "-e", instant("B", "sleep=30", marker), "--rounds", "2", "--tc", "10+0.1", "-j", str(len(cpus)),
+               "--affinity", "--rating-interval", "100", "--out", str(tmp_path / "t")]
+    run = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    seen: dict[str, str] = {}  # pid -> its allowed CPUs when last seen, for our engines and pool workers
+    while run.poll() is None:  # (a worker is seen unpinned until it has read its first line)
+        for pid in os.listdir("/proc"):
+            if pid.isdigit() and _descends_from(pid, run.pid):
+                try:
+                    cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+                except OSError:
+                    continue
+                ours = (marker.encode() in cmdline or b"pool_worker" in cmdline) and b"guard.py" not in cmdline
+                if ours and (allowed := _allowed_cpus(pid)) is not None:
+                    seen[pid] = allowed
+        time.sleep(0.02)
+    out, err = run.communicate()
+    assert run.returncode == 0, err
+    pinned = ", ".join(map(str, cpus))
+    assert f"games in {'this process' if len(cpus) == 1 else f'{len(cpus)} referee processes'}, pinned to CPU" in out
+    assert pinned in out.splitlines()[0]
+    assert len(seen) >= 2, "the engines (and workers) were seen running"
+    # every engine and worker may run on one CPU only, and the games used every CPU given
+    assert set(seen.values()) == {str(cpu) for cpu in cpus}
+    assert len(numbers(tmp_path / "t")) == 4
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["-j", "64", "--force-concurrency"], "--affinity gives each game a CPU of its own: --concurrency 64 is more than"),
+        (["--backend", "dask"], "--affinity pins referee processes on this machine: it does not go with --backend dask"),
+    ],
+)
+def test_affinity_refuses_what_it_cannot_pin_in_one_line(tmp_path: Path, extra: list[str], message: str) -> None:
+    command = [PY, "-m", "santorini_server.cli", "tournament", "-e", instant("A"), "-e", instant("B"), "--affinity",
+               "--out", str(tmp_path / "t"), *extra]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=60)
+    assert done.returncode != 0
+    assert done.stderr.strip().splitlines() == [f"Error: {done.stderr.strip().removeprefix('Error: ')}"]
+    assert message in done.stderr
+    assert not (tmp_path / "t").exists()

@@ -18,12 +18,17 @@ concurrency 2 as a share of that ceiling.
 400 games a run by default: a pool of referee processes takes a few tenths of a second to start,
 which dominated the shorter runs (40 games are 0.3 s of play at concurrency 1).
 
-    python tools/bench_tournament.py [--games 400] [--backend processes|local|dask]
+With ``--affinity`` (``santorini tournament --affinity``), concurrency 1 and 2 run pinned: each
+game's referee process and its engines on one CPU of their own (concurrency 8 exceeds the CPUs and
+runs unpinned).
+
+    python tools/bench_tournament.py [--games 400] [--backend processes|local|dask] [--affinity]
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import tempfile
 import time
 from pathlib import Path
@@ -34,6 +39,7 @@ import trio
 
 from santorini_server.tournament.config import Settings, TournamentConfig
 from santorini_server.tournament.output import TournamentFiles
+from santorini_server.tournament.pool import pin_to, usable_cpus
 from santorini_server.tournament.runner import run_tournament
 
 CANNED = Path(__file__).resolve().parent / "canned_engine.py"
@@ -77,6 +83,7 @@ def settings(script: Path, games: int, concurrency: int, sleep_ms: int = 0, kind
 
 
 BACKEND = "local"
+AFFINITY = False
 
 
 async def run(config: TournamentConfig, out: Path, sample: list[int] | None = None) -> tuple[float, float | None, int]:
@@ -91,7 +98,14 @@ async def run(config: TournamentConfig, out: Path, sample: list[int] | None = No
     elif BACKEND == "processes" and config.concurrency > 1:
         from santorini_server.tournament.pool import default_processes, local_backend
 
-        backend = local_backend(config, default_processes(config.concurrency))
+        cpus = usable_cpus()
+        if AFFINITY and config.concurrency <= len(cpus):
+            backend = local_backend(config, config.concurrency, cpus=cpus[: config.concurrency])
+        else:
+            backend = local_backend(config, default_processes(config.concurrency))
+    everywhere = os.sched_getaffinity(0)
+    if AFFINITY and backend is None and config.concurrency == 1:
+        pin_to(usable_cpus()[0])  # as `santorini tournament --affinity -j 1` does, until this run ends
     wall0, cpu0 = time.perf_counter(), time.process_time()
     async with trio.open_nursery() as nursery:
         if sample is not None:
@@ -102,6 +116,7 @@ async def run(config: TournamentConfig, out: Path, sample: list[int] | None = No
             nursery.start_soon(sampler)
         result = await run_tournament(config, files, backend=backend, emit=lambda line: None)
         nursery.cancel_scope.cancel()
+    os.sched_setaffinity(0, everywhere)
     files.close()
     turns = sum(len(r.turns) for r in result.records)
     cpu = None if backend is not None else time.process_time() - cpu0
@@ -115,13 +130,15 @@ def main() -> None:
     parser.add_argument("--backend", choices=["local", "processes", "dask"], default="processes",
                         help="local: one referee process; processes: one per core (the CLI default); dask: a local cluster")
     parser.add_argument("--no-memory", action="store_true", help="skip the concurrency-64 memory measurement")
+    parser.add_argument("--affinity", action="store_true", help="pin each game's referee process and engines to a CPU")
     args = parser.parse_args()
-    global BACKEND
-    BACKEND = args.backend
+    global BACKEND, AFFINITY
+    BACKEND, AFFINITY = args.backend, args.affinity
     with tempfile.TemporaryDirectory() as tmp:
         script = Path(tmp) / "game.txt"
         n = bench_referee.make_script(script)
-        print(f"canned game of {n} turns; {args.games} games per run; {args.engine} canned engines; {args.backend} backend")
+        print(f"canned game of {n} turns; {args.games} games per run; {args.engine} canned engines; {args.backend} backend"
+              + ("; --affinity" if args.affinity else ""))
         base = None
         scaling: dict[int, float] = {}
         for concurrency in (1, 2, 8):
@@ -133,9 +150,10 @@ def main() -> None:
             print(f"concurrency {concurrency}: {rate:8.0f} turns/s  {cpu_text}  scaling {rate / base:4.2f}x of concurrency 1")
             scaling[concurrency] = rate / base
         one, two, ceiling = machine_ceiling.cpu_ceiling()
+        p_one, p_two, p_ceiling = machine_ceiling.pingpong_ceiling()
         print(f"machine ceiling: one CPU-bound process {one:.2f} s, two at once {two:.2f} s: "
-              f"{ceiling:.2f}x (2.00 = two full cores); "
-              f"concurrency 2 reached {scaling[2]:.2f}x, {scaling[2] / ceiling:.0%} of the ceiling")
+              f"{ceiling:.2f}x (2.00 = two full cores); ping-pong pairs {p_one:.2f} s, two at once {p_two:.2f} s: "
+              f"{p_ceiling:.2f}x; concurrency 2 reached {scaling[2]:.2f}x, {scaling[2] / ceiling:.0%} of the CPU ceiling")
         if args.no_memory:
             return
         mems: dict[int, int] = {}

@@ -15,7 +15,7 @@ import trio
 
 from ..records import GameRecord, encode_record
 from .config import Settings, TournamentConfig
-from .pool import WireReader
+from .pool import WireReader, pin_to
 from .runner import LocalBackend, LostGame
 from .schedule import ScheduledGame
 
@@ -33,6 +33,8 @@ async def _main() -> None:
     if hello is None:
         return
     message = json.loads(hello)
+    if message.get("cpu") is not None:  # --affinity: before any engine starts, so they inherit it
+        pin_to(int(message["cpu"]))
     config = TournamentConfig.from_settings(Settings.from_json(message["settings"]))
     by_number = {g.number: g for g in config.schedule}
     out_lock = trio.Lock()
