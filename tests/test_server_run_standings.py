@@ -125,3 +125,40 @@ def test_a_view_that_may_not_wait_gives_way_to_the_count_under_way(tmp_path: Pat
     assert counted == [2]
     assert cache.view(1, config, tmp_path / ARCHIVE, "page", lambda c, s, games: games, wait=0) == 2
     assert cache._runs[1].offset == (tmp_path / ARCHIVE).stat().st_size
+
+
+def test_a_first_count_under_way_is_not_waited_for(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A view that may wait does not wait for another view's first count of the run (it reads the
+    whole archive, seconds for a big run): Counting at once, and that count is made once."""
+    from santorini_server.tournament import scoring
+
+    save_settings(tmp_path, Settings(engines=["cmd=x name=a", "cmd=x name=b"], rounds=2))
+    with ArchiveWriter(tmp_path / ARCHIVE) as writer:
+        writer.append(a_record(1, "a", "b"))
+    inside, release = threading.Event(), threading.Event()
+    counted: list[int] = []
+
+    def slow_count(standings: object, record: GameRecord, number: int) -> None:
+        counted.append(number)
+        inside.set()
+        assert release.wait(30)
+
+    monkeypatch.setattr(scoring, "count_game", slow_count)
+    cache = run_standings.StandingsCache()
+
+    def config() -> TournamentConfig:
+        return TournamentConfig.from_settings(load_settings(tmp_path))
+
+    first = threading.Thread(target=cache.view, args=(1, config, tmp_path / ARCHIVE, "api", lambda c, s, games: games))
+    first.start()
+    try:
+        assert inside.wait(30)
+        begun = time.monotonic()
+        with pytest.raises(run_standings.Counting):
+            cache.view(1, config, tmp_path / ARCHIVE, "page", lambda c, s, games: games, wait=20)
+        assert time.monotonic() - begun < 10  # not the 20 s it may wait for a later view
+    finally:
+        release.set()
+        first.join(30)
+    assert cache.view(1, config, tmp_path / ARCHIVE, "page", lambda c, s, games: games, wait=20) == 1
+    assert counted == [1]

@@ -19,8 +19,9 @@ clocks run on).  Every view blocks on file reads and CPU work: call it in a work
 
 One view of a run at a time: a run's views take its lock, so a count is never made twice at
 once, whoever started it.  A caller that must not wait for another view's count (the dashboard's
-run page, SPEC.md section 17.1) passes ``wait``: if the run is being counted by another view for
-longer than that, :class:`Counting` is raised and that count goes on by itself.
+run page, SPEC.md section 17.1) passes ``wait``: if another view holds the run for longer than
+that, or is making its first count (the whole archive: not worth waiting for), :class:`Counting`
+is raised at once and that count goes on by itself.
 """
 
 from __future__ import annotations
@@ -78,6 +79,8 @@ class RunStandings:
     lock: threading.Lock = field(default_factory=threading.Lock)
     shown: dict[str, tuple[int, float, object]] = field(default_factory=dict)
     """Per kind of view: the games counted when it was made, when, and what ``show`` gave."""
+    counted: bool = False
+    """The archive was read once: later views read only what it gained."""
 
     def view(self, archive: Path, kind: str, show: Show[_T], *, final: bool, wait: float | None = None) -> _T:
         """``show(config, standings, games counted)`` once the games appended to ``archive`` since
@@ -85,12 +88,15 @@ class RunStandings:
         the run still plays (not ``final``) and it is younger than :data:`REFRESH`.
 
         Raises:
-            Counting: ``wait`` is given and another view held the run for ``wait`` seconds.
+            Counting: ``wait`` is given and another view held the run for ``wait`` seconds, or
+                holds it for its first count.
         """
-        if not self.lock.acquire(timeout=-1 if wait is None else max(wait, 0.0)):
-            raise Counting(f"the run's standings are being counted ({wait} s waited)")
+        timeout = -1.0 if wait is None else (max(wait, 0.0) if self.counted else 0.0)
+        if not self.lock.acquire(timeout=timeout):
+            raise Counting("the run's standings are being counted")
         try:
             self._update(archive)
+            self.counted = True
             now = time.monotonic()
             last = self.shown.get(kind)
             if last is None or (last[0] != len(self.seen) and (final or now - last[1] >= REFRESH)):
@@ -153,7 +159,8 @@ class StandingsCache:
 
         Raises:
             ValueError, OSError: from ``config``: the run's settings cannot be read.
-            Counting: ``wait`` is given and another view held the run for ``wait`` seconds.
+            Counting: ``wait`` is given and another view held the run for ``wait`` seconds, or
+                holds it for its first count.
         """
         with self._lock:
             entry = self._runs.get(run_id)
