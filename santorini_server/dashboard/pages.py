@@ -65,7 +65,9 @@ from .views import (
 if TYPE_CHECKING:
     import jinja2
 
-__all__ = ["MAX_FORM", "RECENT_RUNS", "STANDINGS_WAIT", "TOP_BOTS", "page_routes", "run_engines", "warm_standings"]
+__all__ = ["MAX_FORM", "RECENT_RUNS", "STANDINGS_WAIT", "TOP_BOTS", "page_routes", "run_engines", "warm_standings", "within"]
+
+_T = TypeVar("_T")
 
 MAX_FORM = 64 * 1024
 """Largest form body accepted (bytes): the new-run form with every field filled is under 2 KiB."""
@@ -77,15 +79,14 @@ RECENT_GAMES = 20
 """Games per page on a bot's page."""
 FORM_FIELDS = ("event", "engines", "rounds", "games", "tc", "gods", "players", "format", "sprt", "concurrency", "seed")
 """The new-run form's fields: the tournament settings a person sets most (section 10.2)."""
-_T = TypeVar("_T")
 INT_FIELDS = frozenset({"rounds", "games", "players", "concurrency", "seed"})
 STANDINGS_WAIT = 0.3
 """Seconds a run page waits for the run's standings before it is sent without them, marked as
-being counted.  A run's first view after the daemon starts reads its whole archive (seconds for
-10,000 games, more if the warm-up is counting it or another run meanwhile), and a page must be
-interactive within a second; the count goes on in its thread, and the page fetches itself again
-until the standings are in.  Once counted, a view reads only what the archive gained (well under
-this bound)."""
+being counted.  A run's first count after the daemon starts reads its whole archive (a second or
+more for 10,000 games), and a page must be interactive within a second; the count goes on in its
+thread, and the page fetches itself again until the standings are in.  Once counted, a view reads
+only what the archive gained (well under this bound); a first count made by another view (the
+start's warm-up) is not waited for at all (:class:`~..server.run_standings.Counting`)."""
 
 
 class Refused(Exception):
@@ -190,9 +191,9 @@ def run_tables(config: TournamentConfig, standings: Any, games: int) -> RunTable
 
 async def within(view: Callable[..., _T], wait: float) -> _T | None:
     """``view(wait=wait)`` in a worker thread, or None if it has not answered within ``wait``
-    seconds.  The thread is abandoned then, not stopped: it finishes its count and leaves it in the
-    standings cache, where the page's next request finds it; a run held by another view for
-    ``wait`` (its count under way) is not waited for either (:class:`Counting`)."""
+    seconds or gave way to another view's count (:class:`Counting`).  The thread is abandoned
+    then, not stopped: it finishes its count and leaves it in the standings cache, where the
+    page's next request finds it."""
     with trio.move_on_after(wait):
         try:
             return await trio.to_thread.run_sync(partial(view, wait=wait), abandon_on_cancel=True)
