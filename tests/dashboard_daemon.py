@@ -5,20 +5,38 @@ local bot whose engine spec carries hostile text (``xss``: the spec is shown on 
 remote bot never connected (``remote1``), and one finished match between ``alpha`` and ``beta``
 whose run name (``event``) is hostile text too.  Bot names cannot carry markup (the name rule
 refuses ``<``), so the untrusted text the pages must escape is the spec and the run name.
+
+:func:`counted_slowly` is the daemon in this process instead, over a finished match written
+straight to its data directory, with the run's standings held "being counted" until the test
+lets them be: a view of the run (as the daemon's warm-up makes) whose tables wait for an event.
 """
 
 from __future__ import annotations
 
+import re
+import threading
 import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
+import msgspec
+import trio
 
+from santorini_server.dashboard.app import dashboard_app
+from santorini_server.records import ArchiveWriter
+from santorini_server.server.daemon import ServeOptions, WebContext, serve
+from santorini_server.server.runs import RUNS_DIR, index_game
 from santorini_server.server.store import Store
+from santorini_server.tournament.config import Settings, TournamentConfig
+from santorini_server.tournament.output import ARCHIVE
 
+from .test_server_run_standings import a_record
 from .test_server_serve import Daemon
 
-__all__ = ["HOSTILE", "start_dashboard", "wait_finished", "admin_token"]
+__all__ = ["HOSTILE", "SlowCount", "counted_slowly", "start_dashboard", "wait_finished", "admin_token"]
 
 HOSTILE = "<img src=x onerror=alert(1)>"
 
@@ -51,3 +69,74 @@ def wait_finished(http: httpx.Client, run_id: int, timeout: float = 60) -> None:
             return
         time.sleep(0.1)
     raise AssertionError(f"run {run_id} did not finish in {timeout} s")
+
+
+@dataclass
+class SlowCount:
+    """The in-process daemon's address and the gate of its run's standings count."""
+
+    url: str
+    run_id: int
+    games: int
+    release: threading.Event
+
+
+@asynccontextmanager
+async def counted_slowly(data: Path, games: int = 4) -> AsyncIterator[SlowCount]:
+    """``santorini serve`` in this process (real sockets) over a finished ``games``-game match
+    between ``alpha`` and ``beta``, whose standings stay "being counted" until ``release`` is set:
+    a view of the run holds it (its lock) until then, taken before any page is asked for."""
+    with Store(data, create=True) as store:
+        store.add_local_bot("alpha", "random")
+        store.add_local_bot("beta", "greedy")
+        run = store.create_run(
+            "match", {"engines": ["random name=alpha", "greedy name=beta"], "rounds": games // 2, "event": "counted slowly"}
+        )
+        store.set_run_state(run.id, "running")
+        archive = data / RUNS_DIR / str(run.id) / ARCHIVE
+        archive.parent.mkdir(parents=True)
+        with ArchiveWriter(archive) as writer:
+            for number in range(1, games + 1):
+                first, second = ("alpha", "beta") if number % 2 else ("beta", "alpha")
+                record = a_record(number, first, second)
+                writer.append(record)
+                index_game(store, run.id, record)
+        store.set_run_state(run.id, "finished")
+        config = TournamentConfig.from_settings(msgspec.convert(run.settings, Settings))
+    webs: list[WebContext] = []
+    ready = trio.Event()
+    said: list[str] = []
+
+    def app(web: WebContext) -> object:
+        webs.append(web)
+        return dashboard_app(web)
+
+    def say(line: str) -> None:
+        said.append(line)
+        ready.set()
+
+    holding, release = threading.Event(), threading.Event()
+
+    def slow(_: TournamentConfig, standings: object, counted: int) -> int:
+        holding.set()
+        assert release.wait(60), "the test did not release the count"
+        return counted
+
+    drain = trio.Event()
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(serve, ServeOptions(data=data, http=("127.0.0.1", 0), bots=("127.0.0.1", 0)), say, drain, app)
+        with trio.fail_after(30):
+            await ready.wait()
+        url = re.search(r"API (http://\S+),", said[0])
+        assert url is not None, said
+        cache = webs[0].scheduler.standings
+        holder = threading.Thread(target=cache.view, args=(run.id, lambda: config, archive, "gate", slow), daemon=True)
+        holder.start()
+        try:
+            with trio.fail_after(30):
+                await trio.to_thread.run_sync(holding.wait)
+            yield SlowCount(url.group(1), run.id, games, release)
+        finally:
+            release.set()
+            await trio.to_thread.run_sync(holder.join, 30)
+            drain.set()

@@ -3,8 +3,9 @@
 Each page renders under the daemon's Content-Security-Policy with no console error and no
 request outside the daemon; hostile stored text (a run named ``<img src=x onerror=alert(1)>``,
 an engine spec carrying it) shows as text, no element is made of it and no dialog opens; the
-admin signs in, submits a run through the form and sees it listed and finished.  Screenshots of
-each page go to test-artefacts/.
+admin signs in, submits a run through the form and sees it listed and finished; a run page sent
+while its standings were being counted brings them in by itself.  Screenshots of each page go to
+test-artefacts/.
 """
 
 from __future__ import annotations
@@ -15,10 +16,11 @@ from importlib import resources
 from pathlib import Path
 
 import pytest
+import trio
 
 from tests.browser import INTERNAL, Browser, artefacts_dir
 
-from .dashboard_daemon import HOSTILE, admin_token, start_dashboard
+from .dashboard_daemon import HOSTILE, SlowCount, admin_token, counted_slowly, start_dashboard
 from .test_server_serve import Daemon
 
 PAGES = {
@@ -45,14 +47,14 @@ def daemon(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Daemon, P
         assert running.stop() == 0
 
 
-def visit(chromium: Browser, daemon: Daemon, path: str) -> None:
+def visit(chromium: Browser, daemon: Daemon | SlowCount, path: str) -> None:
     chromium.drain_logs()
     chromium.console.clear()
     chromium.requests.clear()
     chromium.driver.get(daemon.url + path)
 
 
-def problems(chromium: Browser, daemon: Daemon) -> tuple[list[str], list[str]]:
+def problems(chromium: Browser, daemon: Daemon | SlowCount) -> tuple[list[str], list[str]]:
     """Console errors (the CSP's refusals among them) and requests to anywhere but the daemon."""
     errors = [e for e in chromium.console_errors() if LIVE_JS_SHIPPED or "live.js" not in e]
     outside = [u for u in chromium.requests if not u.startswith(INTERNAL) and not u.startswith(daemon.url)]
@@ -150,3 +152,34 @@ def test_admin_signs_in_and_submits_a_run_through_the_form(chromium: Browser, da
     assert "browser run" in driver.find_element(By.ID, "runs").text
     chromium.screenshot(artefacts_dir() / "dashboard-home-admin.png")
     no_dialog(chromium)
+
+
+async def test_a_run_page_sent_while_its_standings_are_counted_fills_them_in_by_itself(
+    chromium: Browser, tmp_path: Path
+) -> None:
+    """The page shows the standings as being counted; once the count is let go, they appear
+    without a reload (the page fetched itself again and swapped its parts), with no console error."""
+
+    def first_look(slow: SlowCount) -> None:
+        visit(chromium, slow, f"/runs/{slow.run_id}")
+        assert chromium.js("return document.querySelector('#standings [data-pending]') !== null")
+        assert chromium.js("return document.querySelector('#match-line') === null")
+        chromium.screenshot(artefacts_dir() / "dashboard-run-counting.png")
+        chromium.js("window.sameDocument = true")
+
+    def filled_in(slow: SlowCount) -> None:
+        deadline = time.monotonic() + 30
+        while not chromium.js("return document.querySelector('#match-line') !== null"):
+            assert time.monotonic() < deadline, "the standings did not come in"
+            time.sleep(0.05)
+        assert chromium.js("return window.sameDocument === true")  # no reload
+        assert chromium.js("return document.querySelector('[data-pending]') === null")
+        assert chromium.js("return document.querySelectorAll('#standings-table tbody tr').length") == 2
+        errors, outside = problems(chromium, slow)
+        assert errors == [] and outside == []
+        chromium.screenshot(artefacts_dir() / "dashboard-run-counted.png")
+
+    async with counted_slowly(tmp_path / "data") as slow:
+        await trio.to_thread.run_sync(first_look, slow)
+        slow.release.set()
+        await trio.to_thread.run_sync(filled_in, slow)

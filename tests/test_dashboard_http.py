@@ -10,16 +10,20 @@ from __future__ import annotations
 
 import re
 import subprocess
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
+import trio
 
+from santorini_server.dashboard.pages import within
 from santorini_server.dashboard.security import SECURITY_HEADERS
 from santorini_server.server.names import check_bot_name
+from santorini_server.server.run_standings import Counting
 
-from .dashboard_daemon import HOSTILE, admin_token, start_dashboard, wait_finished
+from .dashboard_daemon import HOSTILE, admin_token, counted_slowly, start_dashboard, wait_finished
 from .test_server_serve import CLI, Daemon
 
 ESCAPED = "&lt;img src=x onerror=alert(1)&gt;"
@@ -90,6 +94,46 @@ def test_run_page_shows_progress_standings_terminations_and_games(daemon: Daemon
     assert re.search(r'id="by-opponent".*href="/bots/alpha">alpha</a></td><td>2</td>', bot, re.S)
     assert re.search(r'id="by-gods".*<td>mortal/mortal</td><td>1</td><td>mortal</td><td>1</td>', bot, re.S)
     assert "not connected" in daemon.http.get("/bots/remote1").text
+
+
+async def test_a_run_page_does_not_wait_for_standings_being_counted(tmp_path: Path) -> None:
+    """Asked for while its run's standings are being counted (held here until released), the run
+    page answers without them, marked as being counted, with the rest real: state, progress,
+    terminations and games come from the index.  Once counted, the page has them."""
+    async with counted_slowly(tmp_path / "data") as slow, httpx.AsyncClient(base_url=slow.url, timeout=20) as http:
+        page = (await http.get(f"/runs/{slow.run_id}")).text  # before the count is let go: it was not waited for
+        assert 'id="standings-counting" data-pending="standings"' in page
+        assert 'id="match-line"' not in page and 'id="standings-table"' not in page
+        assert 'id="run-state">finished' in page
+        assert f'id="games-done">{slow.games} of {slow.games} (100.0%)' in page
+        assert re.search(r'id="terminations">.*<td>time</td><td>4</td>', page, re.S)
+        assert len(re.findall(r'<a href="/games/\d+"', page)) == slow.games
+        slow.release.set()
+        for _ in range(20):  # each request waits for the count up to STANDINGS_WAIT
+            page = (await http.get(f"/runs/{slow.run_id}")).text
+            if "data-pending" not in page:
+                break
+        assert 'id="match-line"' in page and 'id="standings-table"' in page and "data-pending" not in page
+
+
+async def test_a_view_not_done_within_its_wait_goes_on_in_its_thread() -> None:
+    """``within`` gives None for a view slower than its wait, and the view's thread goes on to
+    its end (it fills the standings cache); a run held by another view (Counting) gives None too."""
+    release, done = threading.Event(), threading.Event()
+
+    def slow(*, wait: float) -> str:
+        assert release.wait(30)
+        done.set()
+        return "tables"
+
+    def held(*, wait: float) -> str:
+        raise Counting("another view counts the run")
+
+    assert await within(slow, 0.05) is None
+    release.set()
+    assert await trio.to_thread.run_sync(done.wait, 30)
+    assert await within(held, 5) is None
+    assert await within(lambda *, wait: f"ready within {wait}", 5) == "ready within 5"
 
 
 def test_hostile_text_is_escaped_on_every_page(daemon: Daemon) -> None:

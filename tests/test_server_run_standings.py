@@ -3,6 +3,8 @@ one frame per game (SPEC.md section 16.5)."""
 
 from __future__ import annotations
 
+import threading
+import time
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -14,7 +16,7 @@ from santorini_server.records import ArchiveError, ArchiveWriter, GameRecord, Tu
 from santorini_server.server import run_standings, runs
 from santorini_server.server.registry import BotRegistry
 from santorini_server.server.runs import RunScheduler
-from santorini_server.tournament.config import Settings, save_settings
+from santorini_server.tournament.config import Settings, TournamentConfig, load_settings, save_settings
 from santorini_server.tournament.output import ARCHIVE
 
 # the tables read files only: a scheduler with no database behind it
@@ -83,3 +85,80 @@ async def test_a_run_with_no_schedule_has_only_its_count(tmp_path: Path) -> None
     scheduler = RunScheduler(_NO_STORE, BotRegistry(), drain=trio.Event())
     scheduler.directory = tmp_path
     assert await scheduler.tables(5, played=9, final=False) == {"games": 9, "total": None, "standings": "", "crosstable": ""}
+
+
+def test_a_view_that_may_not_wait_gives_way_to_the_count_under_way(tmp_path: Path) -> None:
+    """While one view of a run holds it (its first count), a view given ``wait`` raises Counting
+    after that wait instead of counting again beside it; once that view is done, it answers at
+    once from what was counted (the archive is read once)."""
+    save_settings(tmp_path, Settings(engines=["cmd=x name=a", "cmd=x name=b"], rounds=2))
+    with ArchiveWriter(tmp_path / ARCHIVE) as writer:
+        writer.append(a_record(1, "a", "b"))
+        writer.append(a_record(2, "b", "a", "0-1"))
+    cache = run_standings.StandingsCache()
+
+    def config() -> TournamentConfig:
+        return TournamentConfig.from_settings(load_settings(tmp_path))
+
+    holding, release = threading.Event(), threading.Event()
+    counted: list[int] = []
+
+    def slow(config: TournamentConfig, standings: object, games: int) -> int:
+        counted.append(games)
+        holding.set()
+        assert release.wait(30)
+        return games
+
+    counting = threading.Thread(target=cache.view, args=(1, config, tmp_path / ARCHIVE, "slow", slow))
+    counting.start()
+    try:
+        assert holding.wait(30)
+        begun = time.monotonic()
+        with pytest.raises(run_standings.Counting):
+            cache.view(1, config, tmp_path / ARCHIVE, "page", lambda c, s, games: games, wait=0.05)
+        assert 0.05 <= time.monotonic() - begun < 5
+        with pytest.raises(run_standings.Counting):
+            cache.view(1, config, tmp_path / ARCHIVE, "page", lambda c, s, games: games, wait=0)
+    finally:
+        release.set()
+        counting.join(30)
+    assert counted == [2]
+    assert cache.view(1, config, tmp_path / ARCHIVE, "page", lambda c, s, games: games, wait=0) == 2
+    assert cache._runs[1].offset == (tmp_path / ARCHIVE).stat().st_size
+
+
+def test_a_first_count_under_way_is_not_waited_for(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A view that may wait does not wait for another view's first count of the run (it reads the
+    whole archive, seconds for a big run): Counting at once, and that count is made once."""
+    from santorini_server.tournament import scoring
+
+    save_settings(tmp_path, Settings(engines=["cmd=x name=a", "cmd=x name=b"], rounds=2))
+    with ArchiveWriter(tmp_path / ARCHIVE) as writer:
+        writer.append(a_record(1, "a", "b"))
+    inside, release = threading.Event(), threading.Event()
+    counted: list[int] = []
+
+    def slow_count(standings: object, record: GameRecord, number: int) -> None:
+        counted.append(number)
+        inside.set()
+        assert release.wait(30)
+
+    monkeypatch.setattr(scoring, "count_game", slow_count)
+    cache = run_standings.StandingsCache()
+
+    def config() -> TournamentConfig:
+        return TournamentConfig.from_settings(load_settings(tmp_path))
+
+    first = threading.Thread(target=cache.view, args=(1, config, tmp_path / ARCHIVE, "api", lambda c, s, games: games))
+    first.start()
+    try:
+        assert inside.wait(30)
+        begun = time.monotonic()
+        with pytest.raises(run_standings.Counting):
+            cache.view(1, config, tmp_path / ARCHIVE, "page", lambda c, s, games: games, wait=20)
+        assert time.monotonic() - begun < 10  # not the 20 s it may wait for a later view
+    finally:
+        release.set()
+        first.join(30)
+    assert cache.view(1, config, tmp_path / ARCHIVE, "page", lambda c, s, games: games, wait=20) == 1
+    assert counted == [1]

@@ -9,12 +9,16 @@ swapped every game) appended to the run's archive and indexed and rated game by 
 ``santorini serve`` starts on it (a subprocess, free ports) and Chromium (Debian's, through the
 tests' harness) opens each page ``--runs`` times: the figure is the time from navigation start
 to ``DOMContentLoaded``'s end (the DOM built and the deferred scripts run: the page is
-interactive), median and max.  The run page's first view is reported apart, twice: at once after
-the start, and after the daemon's background warm-up (it counts the listed runs' standings from
-their archives as it starts; later views read only what an archive gained).
+interactive), median and max.  First views are reported apart: the run page, the bot page and
+home asked for at the instant the daemon is ready (a fresh start each), and the run page again
+after the daemon's background warm-up (it counts the listed runs' standings from their archives as
+it starts; later views read only what an archive gained).  A run page asked for before its
+standings are counted is sent without them, marked as being counted (SPEC.md section 17.1): its
+figure is the time to interactive with that state, and beside it the time until the standings
+are in the page (navigation start to the moment the page, fetching itself again, shows them).
 Target (issue 16): every page interactive in under 1 s with 10,000 games.
 
-    python tools/bench_pages.py [--games 10000] [--distinct 300] [--runs 5] [--warm 5]
+    python tools/bench_pages.py [--games 10000] [--distinct 300] [--runs 5] [--warm 5] [--starts 3]
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # tests.browser: the one harness
 
@@ -39,8 +44,13 @@ from santorini_server.server.runs import RUNS_DIR, index_game
 from santorini_server.server.store import Store
 from santorini_server.tournament.output import ARCHIVE
 
+if TYPE_CHECKING:
+    from tests.browser import Browser
+
 READY = re.compile(r"API (http://\S+),")
 INTERACTIVE = "return performance.getEntriesByType('navigation')[0].domContentLoadedEventEnd"
+COUNTING = "return document.querySelector('[data-pending]') !== null"
+STANDINGS_IN = "return document.querySelector('#match-line') !== null ? performance.now() : null"
 
 
 def fill(data: Path, games: int, distinct: int) -> float:
@@ -96,12 +106,43 @@ def serve(data: Path) -> tuple[subprocess.Popen[str], str]:
     return process, found[0]
 
 
+def first_views(browser: Browser, data: Path, starts: int) -> float:
+    """The run, bot and home pages each asked for the instant a fresh daemon is ready, ``starts``
+    times; the run page also until its standings are in (it fetches itself again).  Returns the
+    slowest time to interactive."""
+    figures: dict[str, list[float]] = {}
+    counting = 0
+    for _ in range(starts):
+        for name, path in (("run", "/runs/1"), ("bot", "/bots/alpha"), ("home", "/")):
+            process, url = serve(data)
+            try:
+                browser.driver.get(url + path)
+                figures.setdefault(name, []).append(float(browser.js(INTERACTIVE)))
+                if name == "run":
+                    counting += bool(browser.js(COUNTING))
+                    deadline = time.monotonic() + 60
+                    while (standings_in := browser.js(STANDINGS_IN)) is None:
+                        if time.monotonic() > deadline:
+                            raise SystemExit("the run page's standings did not come in within 60 s")
+                        time.sleep(0.01)
+                    figures.setdefault("run's standings in", []).append(float(standings_in))
+            finally:
+                process.terminate()
+                process.wait(30)
+    for name, times in figures.items():
+        label = f"{name}, at the daemon's start" if "standings" not in name else "run, its standings in (navigation start to)"
+        print(f"{label:44s} median {statistics.median(times):7.1f} ms   max {max(times):7.1f} ms   ({starts} starts)")
+    print(f"  the run page was sent with its standings being counted {counting} of {starts} times")
+    return max(max(times) for name, times in figures.items() if "standings" not in name)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=10_000)
     parser.add_argument("--distinct", type=int, default=300)
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--warm", type=float, default=5.0, help="seconds between the start and the run's first view")
+    parser.add_argument("--starts", type=int, default=3, help="daemon starts for each page's first view at once")
     args = parser.parse_args()
 
     from tests.browser import available, launch
@@ -113,23 +154,21 @@ def main() -> None:
         took = fill(data, args.games, args.distinct)
         print(f"filled: {args.games} games indexed and rated through the store in {took:.1f} s")
         browser = launch()
-        process, url = serve(data)
-        browser.driver.get(url + "/runs/1")
-        print(f"{'run, first view at once after the start':44s} {float(browser.js(INTERACTIVE)):8.1f} ms")
-        process.terminate()
-        process.wait(30)
-        process, url = serve(data)
-        last = -(-args.games // 50)
-        pages = {
-            "home": "/", "run": "/runs/1", f"run, page {last} of games": f"/runs/1?page={last}", "bot": "/bots/alpha",
-            f"bot, page {-(-args.games // 20)} of games": f"/bots/alpha?page={-(-args.games // 20)}",
-            "new run": "/runs/new", "sign-in": "/signin",
-        }
+        process = None
         try:
+            worst = first_views(browser, data, args.starts)
+            process, url = serve(data)
+            last = -(-args.games // 50)
+            pages = {
+                "home": "/", "run": "/runs/1", f"run, page {last} of games": f"/runs/1?page={last}", "bot": "/bots/alpha",
+                f"bot, page {-(-args.games // 20)} of games": f"/bots/alpha?page={-(-args.games // 20)}",
+                "new run": "/runs/new", "sign-in": "/signin",
+            }
+            browser.drain_logs()
+            browser.console.clear()  # a page cut off by a daemon stopped above is not this daemon's error
             time.sleep(args.warm)
             browser.driver.get(url + "/runs/1")
             print(f"{f'run, first view {args.warm:g} s after the start':44s} {float(browser.js(INTERACTIVE)):8.1f} ms")
-            worst = 0.0
             for name, path in pages.items():
                 times = []
                 for _ in range(args.runs):
@@ -142,12 +181,12 @@ def main() -> None:
                 worst = max(worst, max(times))
                 print(f"{name:44s} median {statistics.median(times):7.1f} ms   max {max(times):7.1f} ms   ({args.runs} loads)")
             verdict = "met" if worst < 1000 else "NOT met"
-            print(f"target: every page interactive in under 1000 ms: {verdict} (worst {worst:.1f} ms)")
+            print(f"target: every page interactive in under 1000 ms, at the start too: {verdict} (worst {worst:.1f} ms)")
         finally:
             browser.driver.quit()
-            process.terminate()
-            process.wait(30)
-
+            if process is not None:
+                process.terminate()
+                process.wait(30)
 
 if __name__ == "__main__":
     main()

@@ -8,7 +8,10 @@ updates' script (section 17.3).  The data comes from the store's bounded, indexe
 (:meth:`Store.recent_runs`, :meth:`Store.run_games_page`, :meth:`Store.bot_games_page`, ...), read
 in one worker thread per page; a run's standings come from the scheduler's
 :class:`~..server.run_standings.StandingsCache`,
-which reads each archive once and then only what it gained.
+which reads each archive once and then only what it gained.  That first read takes seconds for a
+big run, so a run page waits for its standings :data:`STANDINGS_WAIT` at most: past that it is
+sent with them "being counted" (``data-pending``), the count goes on in its worker thread, and
+the page's script fetches the page again until they are in (SPEC.md section 17.1).
 
 Mutations (submit a run, cancel it, revoke or remove a bot) are POSTed forms, each needing an
 admin session (:mod:`.sessions`: the admin token typed into the sign-in form, never in a URL),
@@ -22,10 +25,11 @@ from __future__ import annotations
 import functools
 import hmac
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import parse_qsl
 
 import msgspec
@@ -36,6 +40,7 @@ from starlette.routing import BaseRoute, Route
 
 from ..server.async_store import AsyncStore
 from ..server.registry import BotRegistry
+from ..server.run_standings import Counting
 from ..server.runs import RunScheduler, run_settings
 from ..server.store import BadRunState, Bot, BotHasGames, NoSuchBot, NoSuchRun, Run, Store, StoreError
 from ..stats.standings import Standings
@@ -60,7 +65,9 @@ from .views import (
 if TYPE_CHECKING:
     import jinja2
 
-__all__ = ["MAX_FORM", "RECENT_RUNS", "TOP_BOTS", "page_routes", "run_engines", "warm_standings"]
+__all__ = ["MAX_FORM", "RECENT_RUNS", "STANDINGS_WAIT", "TOP_BOTS", "page_routes", "run_engines", "warm_standings", "within"]
+
+_T = TypeVar("_T")
 
 MAX_FORM = 64 * 1024
 """Largest form body accepted (bytes): the new-run form with every field filled is under 2 KiB."""
@@ -73,6 +80,13 @@ RECENT_GAMES = 20
 FORM_FIELDS = ("event", "engines", "rounds", "games", "tc", "gods", "players", "format", "sprt", "concurrency", "seed")
 """The new-run form's fields: the tournament settings a person sets most (section 10.2)."""
 INT_FIELDS = frozenset({"rounds", "games", "players", "concurrency", "seed"})
+STANDINGS_WAIT = 0.3
+"""Seconds a run page waits for the run's standings before it is sent without them, marked as
+being counted.  A run's first count after the daemon starts reads its whole archive (a second or
+more for 10,000 games), and a page must be interactive within a second; the count goes on in its
+thread, and the page fetches itself again until the standings are in.  Once counted, a view reads
+only what the archive gained (well under this bound); a first count made by another view (the
+start's warm-up) is not waited for at all (:class:`~..server.run_standings.Counting`)."""
 
 
 class Refused(Exception):
@@ -173,6 +187,19 @@ def run_tables(config: TournamentConfig, standings: Any, games: int) -> RunTable
         return RunTables(table, None, losses, match_line(standings, ranking, names[0], names[1], config.sprt))
     table, crosstable, losses = standings_tables(standings)
     return RunTables(table, crosstable, losses, None)
+
+
+async def within(view: Callable[..., _T], wait: float) -> _T | None:
+    """``view(wait=wait)`` in a worker thread, or None if it has not answered within ``wait``
+    seconds or gave way to another view's count (:class:`Counting`).  The thread is abandoned
+    then, not stopped: it finishes its count and leaves it in the standings cache, where the
+    page's next request finds it."""
+    with trio.move_on_after(wait):
+        try:
+            return await trio.to_thread.run_sync(partial(view, wait=wait), abandon_on_cancel=True)
+        except Counting:
+            return None
+    return None
 
 
 def _config(run: Run) -> TournamentConfig | None:
@@ -301,14 +328,14 @@ def page_routes(
         if config is not None:
             archive = scheduler.run_directory(run.id) / ARCHIVE
             final = run.state in ("finished", "cancelled")
-            tables = await trio.to_thread.run_sync(
-                partial(cache.view, run.id, partial(_same, config), archive, "page", run_tables, final=final)
-            )
+            view = partial(cache.view, run.id, partial(_same, config), archive, "page", run_tables, final=final)
+            tables = await within(view, STANDINGS_WAIT)
         total = len(config.schedule) if config is not None else None
         shown: Progress = progress(data["done"], total, run.started, run.finished, datetime.now(UTC))
         return render(
             request, "run.html.j2", f"run:{run.id}", run=run, engines=run_engines(run), progress=shown,
-            tables=tables, config=config, terminations=data["terminations"], games=data["games"], pager=data["pager"],
+            tables=tables, counting=config is not None and tables is None, config=config,
+            terminations=data["terminations"], games=data["games"], pager=data["pager"],
         )
 
     async def bot_page(request: Request) -> Response:

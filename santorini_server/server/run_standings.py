@@ -16,6 +16,12 @@ from the run's config and standings, and kept per kind: it is made again only wh
 run plays at most once a :data:`REFRESH` (rendering a big round robin's crosstable costs tens of
 milliseconds of pure Python, which even in a worker thread holds the interpreter the games'
 clocks run on).  Every view blocks on file reads and CPU work: call it in a worker thread.
+
+One view of a run at a time: a run's views take its lock, so a count is never made twice at
+once, whoever started it.  A caller that must not wait for another view's count (the dashboard's
+run page, SPEC.md section 17.1) passes ``wait``: if another view holds the run for longer than
+that, or is making its first count (the whole archive: not worth waiting for), :class:`Counting`
+is raised at once and that count goes on by itself.
 """
 
 from __future__ import annotations
@@ -35,7 +41,7 @@ if TYPE_CHECKING:
     from ..stats.nseat_standings import NSeatStandings  # loads openskill: only three and four seats need it
     from ..stats.standings import Standings
 
-__all__ = ["RunStandings", "StandingsCache", "Show", "REFRESH", "text_tables"]
+__all__ = ["Counting", "RunStandings", "StandingsCache", "Show", "REFRESH", "text_tables"]
 
 _T = TypeVar("_T")
 
@@ -44,6 +50,22 @@ Show = Callable[[TournamentConfig, "Standings | NSeatStandings", int], _T]
 
 REFRESH = 1.0
 """Seconds a running run's shown tables are reused although games were added since."""
+SLICE = 0.002
+"""Seconds a count works before it pauses :data:`PAUSE` seconds.  A count is pure Python in a
+worker thread, and a thread that wants the interpreter back after a system call waits for it up
+to the switch interval (5 ms), so the event loop (pages, WebSockets, the games' engine I/O) would
+wait that long at each of its many system calls while a 10,000-game archive is counted (about a
+second): the pause lets it run.  Measured on two loaded cores, a bot page asked for at the
+daemon's start while the warm-up counts 10,000 games: 674 ms without the pause, 432 ms with it
+(medians of 5 starts); a count's own work grows by at most a quarter (0.5 ms per 2 ms)."""
+PAUSE = 0.0005
+"""Seconds a count sleeps after each :data:`SLICE` (a sleep of 0 would not do: the counting
+thread takes the interpreter back before the waiting one wakes)."""
+
+
+class Counting(Exception):
+    """Another view of the run holds it (its first count after a start reads its whole archive)
+    for longer than the caller would wait."""
 
 
 @dataclass
@@ -57,18 +79,31 @@ class RunStandings:
     lock: threading.Lock = field(default_factory=threading.Lock)
     shown: dict[str, tuple[int, float, object]] = field(default_factory=dict)
     """Per kind of view: the games counted when it was made, when, and what ``show`` gave."""
+    counted: bool = False
+    """The archive was read once: later views read only what it gained."""
 
-    def view(self, archive: Path, kind: str, show: Show[_T], *, final: bool) -> _T:
+    def view(self, archive: Path, kind: str, show: Show[_T], *, final: bool, wait: float | None = None) -> _T:
         """``show(config, standings, games counted)`` once the games appended to ``archive`` since
         the last call are counted; the last one of this ``kind`` again if no game was added, or if
-        the run still plays (not ``final``) and it is younger than :data:`REFRESH`."""
-        with self.lock:
+        the run still plays (not ``final``) and it is younger than :data:`REFRESH`.
+
+        Raises:
+            Counting: ``wait`` is given and another view held the run for ``wait`` seconds, or
+                holds it for its first count.
+        """
+        timeout = -1.0 if wait is None else (max(wait, 0.0) if self.counted else 0.0)
+        if not self.lock.acquire(timeout=timeout):
+            raise Counting("the run's standings are being counted")
+        try:
             self._update(archive)
+            self.counted = True
             now = time.monotonic()
             last = self.shown.get(kind)
             if last is None or (last[0] != len(self.seen) and (final or now - last[1] >= REFRESH)):
                 last = self.shown[kind] = (len(self.seen), now, show(self.config, self.standings, len(self.seen)))
             return cast(_T, last[2])
+        finally:
+            self.lock.release()
 
     def _update(self, archive: Path) -> None:
         try:
@@ -81,7 +116,11 @@ class RunStandings:
         from ..tournament.scoring import count_game
 
         end = 0
+        until = time.perf_counter() + SLICE
         for item in iter_frames(tail):
+            if time.perf_counter() > until:
+                time.sleep(PAUSE)
+                until = time.perf_counter() + SLICE
             if not isinstance(item, Frame):
                 continue
             end = item.offset + item.size
@@ -113,12 +152,15 @@ class StandingsCache:
         show: Show[_T],
         *,
         final: bool = True,
+        wait: float | None = None,
     ) -> _T:
         """What :meth:`RunStandings.view` gives for the run (blocking: call it in a worker thread).
         ``config`` is called only for a run not seen before.
 
         Raises:
             ValueError, OSError: from ``config``: the run's settings cannot be read.
+            Counting: ``wait`` is given and another view held the run for ``wait`` seconds, or
+                holds it for its first count.
         """
         with self._lock:
             entry = self._runs.get(run_id)
@@ -127,7 +169,7 @@ class StandingsCache:
 
                 made = config()
                 entry = self._runs[run_id] = RunStandings(made, new_standings(made))
-        return entry.view(archive, kind, show, final=final)
+        return entry.view(archive, kind, show, final=final, wait=wait)
 
 
 def text_tables(config: TournamentConfig, standings: Standings | NSeatStandings, games: int) -> dict[str, Any]:

@@ -12,6 +12,10 @@
  * - Pages with the ids runs, progress, standings, games (or any element with data-live-swap)
  *   re-fetch their own URL when a game of theirs ends or a run changes, and swap those
  *   elements' contents with the server's fresh rendering: the server stays the one renderer.
+ * - A page holding an element marked data-pending (a run page sent while its standings were
+ *   still being counted, SPEC.md section 17.1) re-fetches itself the same way, 0.5 s and then
+ *   doubling up to 8 s, until the fresh rendering has no such element: a finished run, which
+ *   has no live events, gets its standings too.
  *
  * Untrusted text (bot names, engine telemetry) only ever goes in through textContent.
  */
@@ -231,7 +235,16 @@
         body.dataset.refreshed = String(+(body.dataset.refreshed || 0) + 1);
       })
       .catch(function () {})
-      .then(function () { fetching = false; if (again) { again = false; refresh(); } });
+      .then(function () { fetching = false; if (again) { again = false; refresh(); } else { awaitPending(); } });
+  }
+
+  /* While a part of the page is still being made by the server (data-pending), fetch it again
+   * after a bounded back-off (one timer at a time). */
+  var pendingDelay = 500, pendingTimer = null;
+  function awaitPending() {
+    if (pendingTimer !== null || !document.querySelector("[data-pending]")) { return; }
+    pendingTimer = setTimeout(function () { pendingTimer = null; refresh(); }, pendingDelay);
+    pendingDelay = Math.min(pendingDelay * 2, 8000);
   }
 
   /* Pages that show small boards but do not load the viewer's script get it (and its board style). */
@@ -247,5 +260,6 @@
     document.head.appendChild(script);
   }
 
+  awaitPending();
   ensureViewer(connect);
 })();
