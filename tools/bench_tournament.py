@@ -22,13 +22,14 @@ With ``--affinity`` (``santorini tournament --affinity``), concurrency 1 and 2 r
 game's referee process and its engines on one CPU of their own (concurrency 8 exceeds the CPUs and
 runs unpinned).
 
-    python tools/bench_tournament.py [--games 400] [--backend processes|local|dask] [--affinity]
+    python tools/bench_tournament.py [--games 400] [--repeat 3] [--backend processes|local|dask] [--affinity]
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import statistics
 import tempfile
 import time
 from pathlib import Path
@@ -131,6 +132,9 @@ def main() -> None:
                         help="local: one referee process; processes: one per core (the CLI default); dask: a local cluster")
     parser.add_argument("--no-memory", action="store_true", help="skip the concurrency-64 memory measurement")
     parser.add_argument("--affinity", action="store_true", help="pin each game's referee process and engines to a CPU")
+    parser.add_argument("--repeat", type=int, default=3,
+                        help="runs per concurrency, alternating 1, 2, 8 (default 3): this machine's speed drifts by a "
+                             "quarter from one second to the next, so medians of alternating runs")
     args = parser.parse_args()
     global BACKEND, AFFINITY
     BACKEND, AFFINITY = args.backend, args.affinity
@@ -139,18 +143,27 @@ def main() -> None:
         n = bench_referee.make_script(script)
         print(f"canned game of {n} turns; {args.games} games per run; {args.engine} canned engines; {args.backend} backend"
               + ("; --affinity" if args.affinity else ""))
-        base = None
-        scaling: dict[int, float] = {}
+        rates: dict[int, list[float]] = {1: [], 2: [], 8: []}
+        cpus: dict[int, list[float]] = {1: [], 2: [], 8: []}
+        for rep in range(args.repeat):  # alternating, so that the machine's drift falls on every concurrency alike
+            for concurrency in (1, 2, 8):
+                config = TournamentConfig.from_settings(settings(script, args.games, concurrency, kind=args.engine))
+                wall, cpu, turns = trio.run(run, config, Path(tmp) / f"c{concurrency}-{rep}")
+                rates[concurrency].append(turns / wall)
+                if cpu is not None:
+                    cpus[concurrency].append(cpu / turns * 1e6)
+        base = statistics.median(rates[1])
         for concurrency in (1, 2, 8):
-            config = TournamentConfig.from_settings(settings(script, args.games, concurrency, kind=args.engine))
-            wall, cpu, turns = trio.run(run, config, Path(tmp) / f"c{concurrency}")
-            rate = turns / wall
-            base = base or rate
-            cpu_text = f"referee CPU {cpu / turns * 1e6:6.1f} us/turn" if cpu is not None else "referee CPU    n/a (a pool)"
-            print(f"concurrency {concurrency}: {rate:8.0f} turns/s  {cpu_text}  scaling {rate / base:4.2f}x of concurrency 1")
-            scaling[concurrency] = rate / base
+            rate = statistics.median(rates[concurrency])
+            cpu_text = (f"referee CPU {statistics.median(cpus[concurrency]):6.1f} us/turn" if cpus[concurrency]
+                        else "referee CPU    n/a (a pool)")
+            print(f"concurrency {concurrency}: {rate:8.0f} turns/s  {cpu_text}  scaling {rate / base:4.2f}x of concurrency 1"
+                  + (f"  (runs: {', '.join(f'{r:.0f}' for r in rates[concurrency])})" if args.repeat > 1 else ""))
+        scaling = {c: statistics.median(rates[c]) / base for c in rates}
+        pairs = sorted(b / a for a, b in zip(rates[1], rates[2], strict=True))
         one, two, ceiling = machine_ceiling.cpu_ceiling()
         p_one, p_two, p_ceiling = machine_ceiling.pingpong_ceiling()
+        print(f"concurrency 2 over the concurrency 1 run before it, per repetition: {', '.join(f'{x:.2f}x' for x in pairs)}")
         print(f"machine ceiling: one CPU-bound process {one:.2f} s, two at once {two:.2f} s: "
               f"{ceiling:.2f}x (2.00 = two full cores); ping-pong pairs {p_one:.2f} s, two at once {p_two:.2f} s: "
               f"{p_ceiling:.2f}x; concurrency 2 reached {scaling[2]:.2f}x, {scaling[2] / ceiling:.0%} of the CPU ceiling")
