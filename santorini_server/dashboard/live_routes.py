@@ -47,21 +47,21 @@ SEND_SLOTS = 1
 every runnable task before it looks at the engines' pipes again: 200 viewers woken by one turn
 would all send in that round (a few hundred microseconds each), while the reply of the next
 engine waits.  With one slot a round holds at most one send, so an engine's reply waits for at
-most that one (measured with 200 viewers, ``tools/bench_live.py``: the referee's time per turn
-+0.66 ms at the median with four slots, +0.22 ms with one); the viewers' messages queue
-meanwhile, and coalesce."""
-COALESCE = (0.01, 0.1)
+most that one; the viewers' messages queue meanwhile, and coalesce."""
+COALESCE = (0.01, 0.2)
 """A viewer gets at most one WebSocket message per :func:`coalesce` seconds, between these bounds:
 events queued meanwhile go together, as one JSON array.  A message goes at once when the gap
 since the last has passed (a turn-driven flush), so a game whose turns come slower than that
 has each turn sent as it is ruled; fast games (instant engines: hundreds of turns a second)
 would otherwise cost every viewer one frame a turn, on the loop that also times the games."""
-PER_VIEWER = 0.0005
+PER_VIEWER = 0.001
 """Seconds of gap per connected viewer: the more viewers, the more events each message carries,
-so that the daemon's sends a second stay bounded, at most 2,000 (20 viewers or fewer: 10 ms, a turn
-sent as it is ruled; 200 viewers: 100 ms, the bound).  A message costs the daemon about 0.3 ms
-of its loop, shared with the games: 0.25 ms per viewer (4,000 messages a second) still cost
-a game's turns +0.22 ms at the median, 0.5 ms +0.04 ms (``tools/bench_live.py``)."""
+so that the daemon sends at most 1,000 messages a second (10 viewers or fewer: 10 ms, a turn
+sent as it is ruled; 200 viewers: 200 ms, the bound).  A message costs the daemon's loop, which
+the games share, about 0.35 ms (several passes through trio's scheduler inside Hypercorn), so the
+rate is what a crowd costs the games (``tools/bench_live.py``, 200 viewers, the referee's time
+per turn at the median: +0.66 ms at 4,000 messages a second with four send slots, +0.15 ms at
+1,800 with one, +0.06 ms at 1,000)."""
 
 
 def coalesce(viewers: int) -> float:
