@@ -15,14 +15,15 @@ machine's own ceiling (``machine_ceiling.py``: how much faster two CPU-bound pro
 than one), because a virtual machine's two vCPUs may not be two full cores, and the scaling at
 concurrency 2 as a share of that ceiling.
 
-400 games a run by default: a pool of referee processes takes a few tenths of a second to start,
-which dominated the shorter runs (40 games are 0.3 s of play at concurrency 1).
+2,000 games a run by default: a pool of referee processes takes a few tenths of a second to start,
+which dominated shorter runs (400 games are 2 s of play at concurrency 1, and the start and the
+last games' tail then weigh on concurrency 2 alone).
 
 With ``--affinity`` (``santorini tournament --affinity``), concurrency 1 and 2 run pinned: each
 game's referee process and its engines on one CPU of their own (concurrency 8 exceeds the CPUs and
 runs unpinned).
 
-    python tools/bench_tournament.py [--games 400] [--repeat 3] [--backend processes|local|dask] [--affinity]
+    python tools/bench_tournament.py [--games 2000] [--repeat 2] [--backend processes|local|dask] [--affinity]
 """
 
 from __future__ import annotations
@@ -126,14 +127,14 @@ async def run(config: TournamentConfig, out: Path, sample: list[int] | None = No
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=int, default=400)
+    parser.add_argument("--games", type=int, default=2000, help="games per run (default 2000)")
     parser.add_argument("--engine", choices=["c", "python"], default="c", help="the canned engine's language (default c)")
     parser.add_argument("--backend", choices=["local", "processes", "dask"], default="processes",
                         help="local: one referee process; processes: one per core (the CLI default); dask: a local cluster")
     parser.add_argument("--no-memory", action="store_true", help="skip the concurrency-64 memory measurement")
     parser.add_argument("--affinity", action="store_true", help="pin each game's referee process and engines to a CPU")
-    parser.add_argument("--repeat", type=int, default=3,
-                        help="runs per concurrency, alternating 1, 2, 8 (default 3): this machine's speed drifts by a "
+    parser.add_argument("--repeat", type=int, default=2,
+                        help="runs per concurrency, alternating 1, 2, 8 (default 2): this machine's speed drifts by a "
                              "quarter from one second to the next, so medians of alternating runs")
     args = parser.parse_args()
     global BACKEND, AFFINITY
