@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -87,6 +89,35 @@ async def test_a_run_with_no_schedule_has_only_its_count(tmp_path: Path) -> None
     assert await scheduler.tables(5, played=9, final=False) == {"games": 9, "total": None, "standings": "", "crosstable": ""}
 
 
+def _gate() -> tuple[threading.Event, threading.Event, list[int], Callable[[int], None]]:
+    """A count held open: ``hold(n)`` notes ``n``, sets the first event and waits for the second."""
+    inside, release = threading.Event(), threading.Event()
+    counted: list[int] = []
+
+    def hold(n: int) -> None:
+        counted.append(n)
+        inside.set()
+        assert release.wait(30)
+
+    return inside, release, counted, hold
+
+
+@contextmanager
+def _viewing_in_a_thread(
+    cache: run_standings.StandingsCache, config: Callable[[], TournamentConfig], archive: Path, kind: str,
+    show: Callable[[TournamentConfig, Any, int], Any], inside: threading.Event, release: threading.Event,
+) -> Iterator[None]:
+    """Run 1 viewed in another thread, held inside its count (``inside``) until the block ends."""
+    thread = threading.Thread(target=cache.view, args=(1, config, archive, kind, show))
+    thread.start()
+    try:
+        assert inside.wait(30)
+        yield
+    finally:
+        release.set()
+        thread.join(30)
+
+
 def test_a_view_that_may_not_wait_gives_way_to_the_count_under_way(tmp_path: Path) -> None:
     """While one view of a run holds it (its first count), a view given ``wait`` raises Counting
     after that wait instead of counting again beside it; once that view is done, it answers at
@@ -100,28 +131,19 @@ def test_a_view_that_may_not_wait_gives_way_to_the_count_under_way(tmp_path: Pat
     def config() -> TournamentConfig:
         return TournamentConfig.from_settings(load_settings(tmp_path))
 
-    holding, release = threading.Event(), threading.Event()
-    counted: list[int] = []
+    holding, release, counted, hold = _gate()
 
     def slow(config: TournamentConfig, standings: object, games: int) -> int:
-        counted.append(games)
-        holding.set()
-        assert release.wait(30)
+        hold(games)
         return games
 
-    counting = threading.Thread(target=cache.view, args=(1, config, tmp_path / ARCHIVE, "slow", slow))
-    counting.start()
-    try:
-        assert holding.wait(30)
+    with _viewing_in_a_thread(cache, config, tmp_path / ARCHIVE, "slow", slow, holding, release):
         begun = time.monotonic()
         with pytest.raises(run_standings.Counting):
             cache.view(1, config, tmp_path / ARCHIVE, "page", lambda c, s, games: games, wait=0.05)
         assert 0.05 <= time.monotonic() - begun < 5
         with pytest.raises(run_standings.Counting):
             cache.view(1, config, tmp_path / ARCHIVE, "page", lambda c, s, games: games, wait=0)
-    finally:
-        release.set()
-        counting.join(30)
     assert counted == [2]
     assert cache.view(1, config, tmp_path / ARCHIVE, "page", lambda c, s, games: games, wait=0) == 2
     assert cache._runs[1].offset == (tmp_path / ARCHIVE).stat().st_size
@@ -135,13 +157,10 @@ def test_a_first_count_under_way_is_not_waited_for(tmp_path: Path, monkeypatch: 
     save_settings(tmp_path, Settings(engines=["cmd=x name=a", "cmd=x name=b"], rounds=2))
     with ArchiveWriter(tmp_path / ARCHIVE) as writer:
         writer.append(a_record(1, "a", "b"))
-    inside, release = threading.Event(), threading.Event()
-    counted: list[int] = []
+    inside, release, counted, hold = _gate()
 
     def slow_count(standings: object, record: GameRecord, number: int) -> None:
-        counted.append(number)
-        inside.set()
-        assert release.wait(30)
+        hold(number)
 
     monkeypatch.setattr(scoring, "count_game", slow_count)
     cache = run_standings.StandingsCache()
@@ -149,16 +168,10 @@ def test_a_first_count_under_way_is_not_waited_for(tmp_path: Path, monkeypatch: 
     def config() -> TournamentConfig:
         return TournamentConfig.from_settings(load_settings(tmp_path))
 
-    first = threading.Thread(target=cache.view, args=(1, config, tmp_path / ARCHIVE, "api", lambda c, s, games: games))
-    first.start()
-    try:
-        assert inside.wait(30)
+    with _viewing_in_a_thread(cache, config, tmp_path / ARCHIVE, "api", lambda c, s, games: games, inside, release):
         begun = time.monotonic()
         with pytest.raises(run_standings.Counting):
             cache.view(1, config, tmp_path / ARCHIVE, "page", lambda c, s, games: games, wait=20)
         assert time.monotonic() - begun < 10  # not the 20 s it may wait for a later view
-    finally:
-        release.set()
-        first.join(30)
     assert cache.view(1, config, tmp_path / ARCHIVE, "page", lambda c, s, games: games, wait=20) == 1
     assert counted == [1]
