@@ -19,9 +19,10 @@ worker -> coordinator   ``started N`` when a game starts; ``record LEN`` then LE
 A worker plays at most ``k`` games at once (its share of ``--concurrency``); games are handed
 out one at a time to whichever worker has room, so the work balances itself.  Each worker also
 holds one game queued behind those it plays, so that it starts its next game the moment one
-ends instead of waiting a round trip to the coordinator (with instant engines that wait was
-0.7 ms a game, 12% of a worker's time); near the end of the schedule no game is queued, so none
-waits behind a busy worker while another is idle.  With ``--affinity`` each worker plays one
+ends instead of waiting a round trip to the coordinator (record, decode, dispatch, wake-up):
+with instant engines that wait held concurrency 2 to 1.13x of concurrency 1, and the queue
+brings it to 1.6x (``tools/bench_tournament.py``).  Near the end of the schedule no game is
+queued, so none waits behind a busy worker while another is idle.  With ``--affinity`` each worker plays one
 game and ``cpu`` is a CPU of its own: the worker pins itself to it before it starts an engine,
 and its engines inherit the pin (:func:`pin_to`).  A worker that dies loses the games it held
 (playing or queued): they come back as :class:`LostGame` (``--resume`` replays them).
