@@ -65,7 +65,7 @@ from .views import (
 if TYPE_CHECKING:
     import jinja2
 
-__all__ = ["MAX_FORM", "RECENT_RUNS", "STANDINGS_WAIT", "TOP_BOTS", "page_routes", "run_engines", "warm_standings", "within"]
+__all__ = ["MAX_FORM", "RECENT_RUNS", "STANDINGS_WAIT", "TOP_BOTS", "page_routes", "warm_standings", "within"]
 
 _T = TypeVar("_T")
 
@@ -115,11 +115,6 @@ def _environment() -> jinja2.Environment:
     return env
 
 
-def run_engines(run: Run) -> list[str]:
-    """The bot names of a run (its settings hold engine specs ending ``name=BOT``)."""
-    return [spec.rsplit("name=", 1)[-1] for spec in run.settings.get("engines", [])]
-
-
 @dataclass(frozen=True)
 class RunRow:
     run: Run
@@ -135,7 +130,7 @@ class BotRow:
 
 
 def _home_data(store: Store) -> dict[str, Any]:
-    runs = [RunRow(run, run_engines(run), store.run_timing(run.id)[0]) for run in store.recent_runs(RECENT_RUNS)]
+    runs = [RunRow(run, run.bot_names, store.run_timing(run.id)[0]) for run in store.recent_runs(RECENT_RUNS)]
     return {"runs": runs, "bots": store.bots(), "top": store.top_ratings(TOP_BOTS)}
 
 
@@ -333,7 +328,7 @@ def page_routes(
         total = len(config.schedule) if config is not None else None
         shown: Progress = progress(data["done"], total, run.started, run.finished, datetime.now(UTC))
         return render(
-            request, "run.html.j2", f"run:{run.id}", run=run, engines=run_engines(run), progress=shown,
+            request, "run.html.j2", f"run:{run.id}", run=run, engines=run.bot_names, progress=shown,
             tables=tables, counting=config is not None and tables is None, config=config,
             terminations=data["terminations"], games=data["games"], pager=data["pager"],
         )

@@ -71,7 +71,7 @@ async def _body(request: Request) -> Any:
 def _run_json(run: Run) -> dict[str, Any]:
     return {
         "id": run.id, "kind": run.kind, "state": run.state, "created": run.created, "started": run.started,
-        "finished": run.finished, "engines": [spec.rsplit("name=", 1)[-1] for spec in run.settings.get("engines", [])],
+        "finished": run.finished, "engines": run.bot_names,
     }
 
 

@@ -216,6 +216,11 @@ class Run:
     started: str | None
     finished: str | None
 
+    @property
+    def bot_names(self) -> list[str]:
+        """The run's bots (its settings hold engine specs ending ``name=BOT``)."""
+        return [spec.rsplit("name=", 1)[-1] for spec in self.settings.get("engines", [])]
+
 
 @dataclass(frozen=True, slots=True)
 class NewGame:
