@@ -18,6 +18,7 @@ from santorini_server.adjudicator import GameSetup, parse_tc
 from santorini_server.records.replay import replay_record
 from santorini_server.referee import Engine
 from santorini_server.referee.engine_spec import parse_engine_spec
+from santorini_server.referee.progress import ProgressObserver
 from santorini_server.referee.slots import play_or_forfeit
 from santorini_server.server.live import BadTopic, GameFeed, LiveHub, TooManyViewers, Viewer
 
@@ -36,18 +37,19 @@ async def play(hub: LiveHub, number: int = 1, *, during: Any = None) -> Any:
     """One game random vs greedy through the referee, watched by the hub's feed; ``during(feed)``
     is called after the fourth turn."""
     feed = hub.feed(7, number)
+    observer = ProgressObserver(number, feed)
 
     class Spy:
         def started(self, adjudicator: Any, names: Any) -> None:
-            feed.started(adjudicator, names)
+            observer.started(adjudicator, names)
 
         def step(self, adjudicator: Any) -> None:
-            feed.step(adjudicator)
+            observer.step(adjudicator)
             if during is not None and feed.seq == 4 and adjudicator.turn_count == 4:
                 during(feed)
 
         def over(self, report: Any) -> None:
-            feed.over(report)
+            observer.over(report)
 
     async with trio.open_nursery() as nursery:
         specs = [parse_engine_spec("random name=r"), parse_engine_spec("greedy name=g")]

@@ -13,7 +13,9 @@ from pathlib import Path
 import pytest
 import trio
 
-from santorini_server.records import read_archive
+from santorini_server.records import TurnRecord, read_archive
+from santorini_server.referee import progress
+from santorini_server.rules import Position
 from santorini_server.tournament.config import Settings, TournamentConfig
 from santorini_server.tournament.output import TournamentFiles
 from santorini_server.tournament.pool import ProcessPoolBackend
@@ -196,3 +198,79 @@ def test_affinity_refuses_what_it_cannot_pin_in_one_line(tmp_path: Path, extra: 
     assert done.stderr.strip().splitlines() == [f"Error: {done.stderr.strip().removeprefix('Error: ')}"]
     assert message in done.stderr
     assert not (tmp_path / "t").exists()
+
+
+class Recorder:
+    """A game's progress as a sink saw it, in order."""
+
+    def __init__(self, log: list[tuple[int, object]], number: int) -> None:
+        self.log = log
+        self.number = number
+
+    def begin(self, event: progress.Begin) -> None:
+        self.log.append((self.number, event))
+
+    def turn(self, event: progress.Turn) -> None:
+        self.log.append((self.number, event))
+
+    def end(self, event: progress.Ending) -> None:
+        self.log.append((self.number, event))
+
+
+async def test_each_game_s_progress_comes_over_the_wire_in_order_as_the_record_has_it(tmp_path: Path) -> None:
+    settings = Settings(engines=[instant("A"), instant("B")], rounds=2, tc="10+0.1", concurrency=2, rating_interval=100)
+    config = TournamentConfig.from_settings(settings)
+    files = TournamentFiles(tmp_path / "t")
+    log: list[tuple[int, object]] = []
+    backend = ProcessPoolBackend(config, 2, observe=lambda game: Recorder(log, game.number))
+    before = time.time()
+    result = await run_tournament(config, files, backend=backend, emit=lambda line: None)
+    files.close()
+    records, _ = read_archive(tmp_path / "t" / "games.msgpack")
+    assert result.complete and len(records) == 4
+    for record in records:
+        events = [e for n, e in log if n == record.game_number]
+        begin, *turns, end = events
+        assert isinstance(begin, progress.Begin) and isinstance(end, progress.Ending)
+        assert all(isinstance(t, progress.Turn) for t in turns)
+        assert begin.names == list(record.players) and Position.from_sps(begin.start).gods == tuple(record.gods)
+        assert [t.record for t in turns] == list(record.turns)  # every turn, in order, as recorded
+        assert (end.result, end.termination, end.turns) == (record.result, record.termination, len(record.turns))
+        assert end.words and all(len(t.clocks) == 2 for t in turns)
+        stamps = [begin.t, *(t.t for t in turns), end.t]  # the worker's wall clock at each ruling
+        assert stamps == sorted(stamps) and before <= stamps[0] and stamps[-1] <= time.time()
+        # the clocks are the adjudicator's after each turn: the first mover has what its turn took
+        # from it (Fischer: base - spent + increment; the record's time is rounded), the other its base
+        first = turns[0]
+        assert abs(first.clocks[0] - (10_000 - (first.record.time_ms or 0) + 100)) <= 1  # type: ignore[operator]
+        assert first.clocks[1] == 10_000
+
+
+async def test_once_stopped_the_pool_hands_out_no_game_and_queues_none(tmp_path: Path) -> None:
+    settings = Settings(engines=[instant("A", "sleep=30"), instant("B", "sleep=30")], rounds=4, tc="10+0.1",
+                        concurrency=1, rating_interval=100)
+    config = TournamentConfig.from_settings(settings)
+    files = TournamentFiles(tmp_path / "t")
+    stop = trio.Event()
+    lines: list[str] = []
+
+    def emit(line: str) -> None:
+        lines.append(line)
+        if line.startswith("Started game 1 "):
+            stop.set()  # the drain comes while game 1 plays
+
+    result = await run_tournament(config, files, backend=ProcessPoolBackend(config, 1, stop=stop), emit=emit)
+    files.close()
+    # game 1 is finished; nothing was queued behind it, so nothing else started
+    assert numbers(tmp_path / "t") == [1] and not result.lost and not result.complete
+    assert sum(line.startswith("Started game") for line in lines) == 1
+
+
+def test_a_progress_message_is_checked_field_by_field() -> None:
+    good = progress.Turn(3, TurnRecord("a1-a2", time_ms=5), [9_000, None], 1.5)
+    assert progress.decode(progress.encode(good)) == good
+    bad = progress.encode(progress.Turn(3, TurnRecord("a1-a2"), [1], 1.0)).replace(b"a1-a2", b"a1 a2")
+    with pytest.raises(ValueError, match="not a game progress message: turn must be one token"):
+        progress.decode(bad)
+    with pytest.raises(ValueError, match="not a game progress message"):
+        progress.decode(b"\x93\x01\x02")

@@ -8,6 +8,7 @@ reads the addresses from its ready line, talks to it over real sockets (httpx, t
 from __future__ import annotations
 
 import itertools
+import json
 import os
 import re
 import signal
@@ -21,6 +22,8 @@ from pathlib import Path
 
 import httpx
 import pytest
+import trio
+from trio_websocket import open_websocket_url
 
 from santorini_server.records import read_archive, read_record_at
 
@@ -189,22 +192,24 @@ def test_kill_9_mid_run_then_restart_loses_and_duplicates_nothing(data: Path, tm
     daemon = Daemon(data)
     daemons.append(daemon)
     config = tmp_path / "t.toml"
-    config.write_text('engines = ["a", "b"]\nrounds = 6\ntc = "5+0.05"\nconcurrency = 2\n')
+    config.write_text('engines = ["a", "b"]\nrounds = 15\ntc = "5+0.05"\nconcurrency = 2\n')
     env = {**os.environ, "SANTORINI_ADMIN_TOKEN": (data / "admin.token").read_text().strip()}
     assert santorini("submit", str(config), "--server", daemon.url, env=env).stdout.strip() == "submitted run 1"
     deadline = time.monotonic() + 60
     while len(indexed(data, 1)) < 3:
         assert time.monotonic() < deadline
         time.sleep(0.05)
-    engines = daemon.children()
-    assert engines, "the run's engines are the daemon's children"
+    below = _descendants(daemon.process.pid)  # referee workers, engines, their guards
+    assert any(b"santorini_engines." in cmd for _, cmd in below.values()), "the run's engines run under the daemon"
     daemon.process.kill()
     daemon.process.wait()
     time.sleep(0.5)
-    assert not [pid for pid in engines if alive(pid)], "an engine outlived the daemon killed with SIGKILL"
+    assert not [pid for pid in below if alive(pid)], "a process outlived the daemon killed with SIGKILL"
     before = archived(data, 1)
-    assert 3 <= len(before) < 12
-    drained = Daemon(data, "--drain-timeout", "0.2")  # resumes, then SIGTERM: exit 0, the run still running
+    assert 3 <= len(before) < 30
+    # resumes, then SIGTERM: exit 0, the run still running (enough games are left that the
+    # referee workers cannot finish them all between the first indexed and the signal)
+    drained = Daemon(data, "--drain-timeout", "0.2")
     daemons.append(drained)
     while len(indexed(data, 1)) == len(before):
         assert time.monotonic() < deadline + 60
@@ -217,13 +222,13 @@ def test_kill_9_mid_run_then_restart_loses_and_duplicates_nothing(data: Path, tm
     restarted = Daemon(data)
     daemons.append(restarted)
     run = wait_state(restarted, 1, {"finished", "cancelled"}, timeout=120)
-    assert run["state"] == "finished" and run["games"] == 12
+    assert run["state"] == "finished" and run["games"] == 30
     assert restarted.stop() == 0
-    assert indexed(data, 1) == archived(data, 1) == list(range(1, 13))
+    assert indexed(data, 1) == archived(data, 1) == list(range(1, 31))
     records, _ = read_archive(data / "runs" / "1" / "games.msgpack")
-    assert len(records) == 12  # no game appended twice
+    assert len(records) == 30  # no game appended twice
     with sqlite3.connect(data / "santorini.db") as conn:
-        assert conn.execute("SELECT COUNT(*) FROM rating_history").fetchone()[0] == 24
+        assert conn.execute("SELECT COUNT(*) FROM rating_history").fetchone()[0] == 60
 
 
 def test_cancel_and_one_line_client_errors(data: Path, tmp_path: Path, daemons: list[Daemon]) -> None:
@@ -317,3 +322,86 @@ def test_what_serve_loads_before_it_accepts_leaves_out_the_runner_the_ladder_and
     )
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60).stdout.split()
     assert loaded == []
+
+
+def _descendants(pid: int) -> dict[int, tuple[int, bytes]]:
+    """Every descendant of ``pid``: its parent and its command line."""
+    parents: dict[int, int] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                parents[int(entry)] = int(Path(f"/proc/{entry}/stat").read_text().rpartition(")")[2].split()[1])
+            except (OSError, ValueError, IndexError):
+                continue
+    found: dict[int, tuple[int, bytes]] = {}
+    frontier = [pid]
+    while frontier:
+        parent = frontier.pop()
+        for child, its_parent in parents.items():
+            if its_parent == parent and child not in found:
+                try:
+                    found[child] = (parent, Path(f"/proc/{child}/cmdline").read_bytes())
+                except OSError:
+                    continue
+                frontier.append(child)
+    return found
+
+
+async def test_local_bots_are_refereed_in_a_worker_process_and_watched_live(data: Path, daemons: list[Daemon]) -> None:
+    daemon = Daemon(data)
+    daemons.append(daemon)
+    auth = {"Authorization": f"Bearer {(data / 'admin.token').read_text().strip()}"}
+    async with open_websocket_url(daemon.url.replace("http://", "ws://") + "/ws?topic=home") as ws:
+
+        async def next_events() -> list[dict]:
+            with trio.fail_after(60):
+                message = json.loads(await ws.get_message())
+            return message if isinstance(message, list) else [message]
+
+        assert (await next_events())[0]["type"] == "snapshot"
+        settings = {"engines": ["a", "b"], "rounds": 1, "tc": "5+0.05", "concurrency": 1}
+        response = await trio.to_thread.run_sync(lambda: daemon.http.post("/api/runs", json=settings, headers=auth))
+        assert response.json() == {"id": 1}
+        seen: dict[str, list[dict]] = {}
+        recorded: dict[str, int] = {}
+        trees: list[dict[int, tuple[int, bytes]]] = []
+
+        async def watch_processes() -> None:  # who referees: the daemon's process tree, every 10 ms
+            while True:
+                trees.append(await trio.to_thread.run_sync(_descendants, daemon.process.pid))
+                await trio.sleep(0.01)
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(watch_processes)
+            while len(recorded) < 2:
+                for event in await next_events():
+                    if event["type"] in ("started", "turn", "over"):
+                        seen.setdefault(event["game"], []).append(event)
+                    elif event["type"] == "recorded":
+                        recorded[event["game"]] = event["id"]
+            nursery.cancel_scope.cancel()
+    # the referee is a pool worker: every engine seen descends from it (through its guard), and
+    # from no other process of the daemon's
+    both = 0
+    for tree in trees:
+        engines = [pid for pid, (_, cmd) in tree.items() if b"-m\0santorini_engines." in cmd and b"guard.py" not in cmd]
+        workers = [pid for pid, (_, cmd) in tree.items() if cmd.endswith(b"santorini_server.tournament.pool_worker\0")
+                   and b"guard.py" not in cmd]
+        both += len(engines) == 2
+        for pid in engines:
+            while pid in tree and pid not in workers:
+                pid = tree[pid][0]
+            assert pid in workers, [(p, pp, c[-50:]) for p, (pp, c) in tree.items()]
+    assert both, f"no view of the two engines in {len(trees)} looks at the daemon's processes"
+    # every turn of both games reached the viewer, in order, with the record's turns and times
+    assert sorted(recorded) == ["1-1", "1-2"]
+    for key, game_id in recorded.items():
+        events = seen[key]
+        assert events[0]["type"] == "started" and events[-1]["type"] == "over"
+        turns = [e for e in events if e["type"] == "turn"]
+        record = (await trio.to_thread.run_sync(daemon.http.get, f"/api/games/{game_id}")).json()
+        assert [t["seq"] for t in turns] == list(range(1, len(record["turns"]) + 1))
+        assert [t["stn"] for t in turns] == [t["turn"] for t in record["turns"]]
+        assert [t["turn"]["ms"] for t in turns] == [t["time_ms"] for t in record["turns"]]
+        assert events[-1]["result"] == record["result"] and events[-1]["termination"] == record["termination"]
+    assert daemon.stop() == 0

@@ -30,6 +30,7 @@ from ..adjudicator import GameSetup, TimeControl, parse_tc
 from ..records import GameRecord
 from ..referee import Engine, EngineFailure
 from ..referee.engine_spec import EngineSpec, parse_engine_spec
+from ..referee.progress import ProgressObserver
 from ..referee.slots import play_or_forfeit
 from ..stats.weng_lin import WENG_LIN_MU, WENG_LIN_SIGMA
 from ..tournament.schedule import parse_gods_list
@@ -199,7 +200,7 @@ class Ladder:
                     lease_remotes(self.registry, [remote_name(spec) for spec in specs], self.grace)
                 )  # all its remote bots at once (a submitted run may want them too)
                 getters = [self._getter(spec, slot, engines, held) for spec, slot in zip(specs, leased, strict=True)]
-                observer = self.hub.feed(self.run_id, number) if self.hub is not None else None
+                observer = ProgressObserver(number, self.hub.feed(self.run_id, number)) if self.hub is not None else None
                 report = await play_or_forfeit(getters, setup, list(seats), observer=observer)
             with trio.CancelScope(shield=True):  # a finished game is recorded, even during the drain's cancel
                 await files.append(report.record)

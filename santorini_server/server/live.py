@@ -1,13 +1,16 @@
 """The live hub: games as they are played, fanned out to the dashboard's WebSocket viewers
 (SPEC.md section 17.3).
 
-Theory of operation.  Every game the daemon plays has a :class:`GameFeed`, the referee's
-:class:`~santorini_server.referee.game.GameObserver` for it: the game's own task calls it
-synchronously right after each ruling, so it never awaits and never blocks.  A turn costs the
-game a few attribute reads and two list appends; the turn's event (its position and marks in
-the viewer's data layout, :mod:`santorini_server.viewer.model`) is built only while somebody
-watches that game or the home page, and a viewer joining later gets it built then, in its
-snapshot.
+Theory of operation.  Every game the daemon plays has a :class:`GameFeed`, told of the game's
+progress (:mod:`santorini_server.referee.progress`: its start, each turn, its end) as the referee
+rules.  A game between local bots is refereed in a worker process (the tournament's process pool),
+so that nothing the daemon does for its pages and viewers delays a turn; the worker sends the
+progress over its wire, and the pool hands it to the feed (:meth:`LiveHub.feeds`).  A game with a
+remote bot is refereed in the daemon, which holds the bot's connection; the referee's observer
+calls the feed in the game's own task (:meth:`LiveHub.observer`).  The feed never awaits and
+never blocks: a turn costs it two list appends; the turn's event (its position and marks in the
+viewer's data layout, :mod:`santorini_server.viewer.model`) is built only while somebody watches
+that game or the home page, and a viewer joining later gets it built then, in its snapshot.
 
 A viewer follows one **topic**: ``home``, ``run:ID``, ``game:RUN-NUMBER`` or ``bot:NAME``.  Each
 event is serialised to JSON *once*, then handed to every viewer of its topics with
@@ -30,13 +33,14 @@ import json
 import re
 import time
 from collections import deque
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 import trio
 
-from ..adjudicator import Adjudicator, GameReport
+from ..records import TurnRecord
+from ..referee.progress import Begin, Ending, ProgressObserver, Turn
 from ..rules import Position
 from ..tournament.schedule import ScheduledGame
 from ..viewer.model import DEFAULT_DOME_BASE, LETTERS, annotation, position_data, seats_data, track_dome_bases
@@ -68,10 +72,6 @@ def game_key(run_id: int, number: int) -> str:
     return f"{run_id}-{number}"
 
 
-def _clocks(adjudicator: Adjudicator) -> list[int | None]:
-    return [int(c.remaining_ms) if c.tc.base_ms is not None else None for c in adjudicator.clocks]
-
-
 @dataclass(eq=False)
 class Viewer:
     """One WebSocket's subscription: its topic and its bounded queue of JSON texts."""
@@ -85,7 +85,9 @@ class Viewer:
 
 @dataclass(eq=False)
 class GameFeed:
-    """One game as the hub sees it; the referee's observer of that game (see the module docstring)."""
+    """One game as the hub sees it: the :class:`~santorini_server.referee.progress.GameSink` of
+    that game, told of it by the referee's observer in this process or over a referee worker's
+    wire (see the module docstring)."""
 
     hub: LiveHub
     run_id: int
@@ -93,43 +95,43 @@ class GameFeed:
     key: str = ""
     names: tuple[str, ...] = ()
     gods: tuple[str, ...] = ()
-    adjudicator: Adjudicator | None = None
     positions: list[Position] = field(default_factory=list)
-    """The start, then the position after each turn."""
+    """The start, then the position after each turn, as far as the events built so far go."""
+    turns: list[TurnRecord] = field(default_factory=list)
     stamps: list[tuple[float, list[int | None]]] = field(default_factory=list)
     """Per turn: the wall time of its ruling and every clock after it (ms)."""
+    clocks: list[int | None] = field(default_factory=list)
+    """Every clock now (ms)."""
     started_at: float = 0.0
     over_event: dict[str, Any] | None = None
     _entries: list[dict[str, Any]] = field(default_factory=list)
     _views: list[dict[str, Any]] = field(default_factory=list)
     _base: list[int] = field(default_factory=lambda: [DEFAULT_DOME_BASE] * 25)
 
-    # --- GameObserver -----------------------------------------------------------------------
+    # --- GameSink ---------------------------------------------------------------------------
 
-    def started(self, adjudicator: Adjudicator, names: Sequence[str]) -> None:
+    def begin(self, event: Begin) -> None:
         self.key = game_key(self.run_id, self.number)
-        self.adjudicator = adjudicator
-        self.names = tuple(names)
-        self.gods = tuple(adjudicator.position.gods)
-        self.positions.append(adjudicator.position)
-        self.started_at = self.hub.clock()
+        self.names = tuple(event.names)
+        start = Position.from_sps(event.start)
+        self.gods = tuple(start.gods)
+        self.positions.append(start)
+        self.clocks = event.clocks
+        self.started_at = event.t
         self.hub._game_started(self)
 
-    def step(self, adjudicator: Adjudicator) -> None:
-        if adjudicator.turn_count == len(self.stamps):  # a ruling that played no turn (a fault)
-            return
-        self.positions.append(adjudicator.position)
-        self.stamps.append((self.hub.clock(), _clocks(adjudicator)))
+    def turn(self, event: Turn) -> None:
+        self.turns.append(event.record)
+        self.stamps.append((event.t, event.clocks))
+        self.clocks = event.clocks
         if self.hub.watched(self):
             self.hub._publish(self.hub.game_topics(self, turns=True), functools.partial(self.turn_event, len(self.stamps)))
 
-    def over(self, report: GameReport) -> None:
-        outcome = report.outcome
+    def end(self, event: Ending) -> None:
         self.over_event = {
             "type": "over", "game": self.key, "run": self.run_id, "number": self.number,
-            "result": report.record.result, "termination": report.record.termination, "detail": outcome.detail,
-            "turns": len(report.record.turns),
-            "words": outcome.reason(self.names), "t": self.hub.clock(),
+            "result": event.result, "termination": event.termination, "detail": event.detail,
+            "turns": event.turns, "words": event.words, "t": event.t,
         }
         self.hub._game_over(self)
 
@@ -146,9 +148,8 @@ class GameFeed:
             self._views.append(position_data(self.positions[0], self._base))
         while len(self._entries) < upto:
             k = len(self._entries)  # the turn's index from 0
-            assert self.adjudicator is not None
             before = self.positions[k]
-            record = self.adjudicator.turn_at(k)
+            record = self.turns[k]
             transition = before.play(record.turn)
             track_dome_bases(self._base, before, transition)
             seat = before.player
@@ -165,7 +166,8 @@ class GameFeed:
             if transition.win:
                 entry["win"] = transition.termination
             self._entries.append(entry)
-            self._views.append(position_data(self.positions[k + 1], self._base))
+            self.positions.append(transition.position)
+            self._views.append(position_data(transition.position, self._base))
 
     def _to_move(self, k: int) -> int:
         """The seat (1-based) to move after ``k`` turns; 0 once the game is over."""
@@ -196,7 +198,6 @@ class GameFeed:
     def snapshot(self) -> dict[str, Any]:
         """Everything a viewer joining now needs (SPEC.md section 17.3, ``snapshot``)."""
         self._catch_up(self.seq)
-        assert self.adjudicator is not None
         now = self.hub.clock()
         since = self.stamps[-1][0] if self.stamps else self.started_at
         return {
@@ -204,7 +205,7 @@ class GameFeed:
             "seats": seats_data(self.names, self.gods), "letters": list(LETTERS[len(self.names)]),
             "start": self.positions[0].sps(), "sps": self.positions[-1].sps(),
             "p": list(self._views), "t": list(self._entries), "seq": self.seq,
-            "clocks": _clocks(self.adjudicator), "to_move": self._to_move(self.seq),
+            "clocks": self.clocks, "to_move": self._to_move(self.seq),
             "elapsed_ms": round((now - since) * 1000), "over": self.over_event,
         }
 
@@ -349,12 +350,16 @@ class LiveHub:
 
     # --- games (called by the feeds and the run scheduler) ----------------------------------
 
-    def observer(self, run_id: int) -> Callable[[ScheduledGame], GameFeed]:
-        """The factory a run's :class:`~santorini_server.tournament.runner.LocalBackend` calls per game."""
+    def feeds(self, run_id: int) -> Callable[[ScheduledGame], GameFeed]:
+        """The feed of each game of run ``run_id``, for a pool of referee processes."""
         return lambda game: self.feed(run_id, game.number)
 
+    def observer(self, run_id: int) -> Callable[[ScheduledGame], ProgressObserver]:
+        """The referee's observer of each game of run ``run_id`` refereed in this process."""
+        return lambda game: ProgressObserver(game.number, self.feed(run_id, game.number))
+
     def feed(self, run_id: int, number: int) -> GameFeed:
-        """The observer of game ``number`` of run ``run_id``."""
+        """The feed of game ``number`` of run ``run_id``."""
         return GameFeed(self, run_id, number)
 
     def _game_started(self, feed: GameFeed) -> None:

@@ -16,7 +16,13 @@ indexed in the store (and its players rated) right after its archive frame is fs
 (:class:`IndexedFiles`); a game whose index was lost with the process is indexed from the archive
 before the run resumes (:func:`reconcile`).
 
-Drain: when ``drain`` is set, the feeder hands out no new game; the games in progress get
+A run whose bots are all local is refereed in worker processes (the tournament's
+:class:`~..tournament.pool.ProcessPoolBackend`, one per core while the run's games fit the cores,
+as ``santorini tournament`` does), so that the daemon's own work (pages, the API, live viewers)
+never delays a turn; each game's progress comes back over the pool's wire to the live hub.  A
+run with a remote bot is refereed in the daemon, whose process holds the bot's connection.
+
+Drain: when ``drain`` is set, no new game is handed out; the games in progress get
 ``drain_timeout`` seconds, then are cancelled (not recorded: the resume plays them again).
 
 With a ``cluster`` (``serve --backend dask``), a run whose bots are all local plays its games on
@@ -52,6 +58,7 @@ from .run_standings import StandingsCache, text_tables
 from .store import BadRunState, DuplicateGame, Game, NewGame, RunKind, RunState, Store
 
 if TYPE_CHECKING:
+    from ..tournament.pool import ProcessPoolBackend
     from ..tournament.runner import Backend, Leased, LocalBackend, LostGame
 
 __all__ = [
@@ -297,6 +304,7 @@ class RunScheduler:
     async def play(self, run_id: int) -> None:
         """Play (or resume) one run to its end, a cancel, or a drain."""
         # the runner brings its report page and Jinja2: loaded for the first run, not at start
+        from ..tournament.pool import ProcessPoolBackend, default_processes
         from ..tournament.runner import LocalBackend, run_tournament
 
         run = await self.store.read(Store.run, run_id)
@@ -310,16 +318,22 @@ class RunScheduler:
         config = TournamentConfig.from_settings(settings)
         await reconcile(self.store, run_id, directory)
         files = IndexedFiles(directory, self.store, run_id, self.hub, round_trip=self.registry.round_trip)
-        observe = self.hub.observer(run_id) if self.hub is not None else None
         log = _log.bind(run=run_id)
         remote = [spec.name for spec in config.specs if spec.argv and spec.argv[0] == REMOTE_CMD]
-        backend: Backend | _DrainingBackend
+        backend: Backend | _DrainingBackend | ProcessPoolBackend
         if self.cluster is not None and not remote:
             backend, drain_timeout = self.cluster(config), 0.0
             log.info("run on the Dask cluster")
+        elif not remote:
+            backend = ProcessPoolBackend(
+                config, default_processes(config.concurrency),
+                observe=self.hub.feeds(run_id) if self.hub is not None else None, stop=self.drain,
+            )
+            drain_timeout = self.drain_timeout
         else:
             if self.cluster is not None:
                 log.info("run in the daemon: remote bots play through the daemon's connections", remote=remote)
+            observe = self.hub.observer(run_id) if self.hub is not None else None
             backend = _DrainingBackend(LocalBackend(config, lease=self._lease, observe=observe), self.drain)
             drain_timeout = self.drain_timeout
         complete = False

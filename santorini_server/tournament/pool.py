@@ -10,10 +10,13 @@ schedule) and plays the games the coordinator assigns it with the ordinary local
 (:meth:`LocalBackend.serve`).  The wire is a line protocol on the worker's stdin/stdout:
 
 ======================  ================================================================
-coordinator -> worker   first line: JSON ``{"settings": ..., "workers": k, "cpu": C}``; then
-                        ``play N`` per assigned game; EOF = stop
+coordinator -> worker   first line: JSON ``{"settings": ..., "workers": k, "cpu": C,
+                        "observe": B}``; then ``play N`` per assigned game; EOF = stop
 worker -> coordinator   ``started N`` when a game starts; ``record LEN`` then LEN bytes of a
-                        msgpack record payload (``records.encode_record``) when it ends
+                        msgpack record payload (``records.encode_record``) when it ends;
+                        with ``observe``, ``progress LEN`` then LEN bytes of a game's
+                        progress (:mod:`santorini_server.referee.progress`): its start,
+                        each turn, its end
 ======================  ================================================================
 
 A worker plays at most ``k`` games at once (its share of ``--concurrency``); games are handed
@@ -26,6 +29,11 @@ queued, so none waits behind a busy worker while another is idle.  With ``--affi
 game and ``cpu`` is a CPU of its own: the worker pins itself to it before it starts an engine,
 and its engines inherit the pin (:func:`pin_to`).  A worker that dies loses the games it held
 (playing or queued): they come back as :class:`LostGame` (``--resume`` replays them).
+
+The daemon plays its runs between local bots here too, so that its pages and live viewers never
+delay a turn: it passes ``observe`` (each game's progress goes to a sink of its live hub) and
+``stop`` (its drain: once set, no game is handed out, and none is queued in a worker before, so
+a drain starts no new game).
 """
 
 from __future__ import annotations
@@ -40,6 +48,8 @@ import trio
 
 from ..process import EngineGone, EngineProcess, run_engine
 from ..records import GameRecord, decode_record
+from ..referee import progress
+from ..referee.progress import GameSink
 from .config import TournamentConfig
 from .runner import LostGame
 from .schedule import ScheduledGame
@@ -50,6 +60,8 @@ __all__ = [
 
 #: Largest record a worker may send (a game is at most ~100 turns: kilobytes).
 MAX_RECORD_BYTES = 16 * 1024 * 1024
+#: Largest progress message (a turn: about 100 bytes).
+MAX_PROGRESS_BYTES = 64 * 1024
 #: On cancellation, how long a worker gets after EOF before SIGTERM: its games are abandoned
 #: either way, and Ctrl-C must stop the run promptly.
 WORKER_STOP_GRACE = 0.2
@@ -96,14 +108,25 @@ class WireReader:
 class _WorkerLink:
     """The coordinator's end of one worker process: assignment, reading, accounting."""
 
-    def __init__(self, process: EngineProcess, capacity: int, by_number: dict[int, ScheduledGame]) -> None:
+    def __init__(
+        self,
+        process: EngineProcess,
+        capacity: int,
+        by_number: dict[int, ScheduledGame],
+        *,
+        queue: bool = True,
+        observe: Callable[[ScheduledGame], GameSink] | None = None,
+    ) -> None:
         self.process = process
         self.capacity = capacity
-        self.room = trio.Semaphore(capacity + 1)  # its games, and one queued behind them (see play)
+        self.room = trio.Semaphore(capacity + queue)  # its games, and one queued behind them (see play)
         self.held: set[int] = set()
         self.by_number = by_number
         self.wire = WireReader(process.receive_some, max_line=4096)
         self.dead = False
+        self.observe = observe
+        self.sinks: dict[int, GameSink] = {}
+        """The sink of each game whose progress is coming."""
 
     async def assign(self, game: ScheduledGame) -> bool:
         """Hand ``game`` to this worker; False if the worker is gone (the game stays unplayed)."""
@@ -151,8 +174,14 @@ class _WorkerLink:
                         break
                     record = decode_record(payload)
                     self.held.discard(record.game_number or 0)
+                    self.sinks.pop(record.game_number or 0, None)
                     self.room.release()
                     await results.send(record)
+                elif word == "progress" and self.observe is not None and arg.isdigit() and int(arg) <= MAX_PROGRESS_BYTES:
+                    payload = await self.wire.exactly(int(arg))
+                    if payload is None:
+                        break
+                    self._tell(progress.decode(payload))
                 else:
                     reason = f"the worker process said {line[:80]!r}"
                     break
@@ -162,15 +191,37 @@ class _WorkerLink:
             status = await self.process.wait()
             reason = f"{reason} ({status.describe()})"
         self.dead = True
+        self.sinks.clear()
         for number in sorted(self.held):
             await results.send(LostGame(self.by_number[number], reason))
         self.held.clear()
+
+    def _tell(self, event: progress.Progress) -> None:
+        """Hand a game's progress to its sink (made when the game begins)."""
+        assert self.observe is not None
+        number = event.number
+        if type(event) is progress.Begin:
+            if number not in self.held:
+                raise ValueError(f"progress of game {number}, which it does not hold")
+            self.sinks[number] = self.observe(self.by_number[number])
+        sink = self.sinks.get(number)
+        if sink is None:
+            raise ValueError(f"progress of game {number} before its start")
+        progress.tell(sink, event)
 
 
 class ProcessPoolBackend:
     """The local backend spread over ``processes`` referee processes (see module docstring)."""
 
-    def __init__(self, config: TournamentConfig, processes: int, *, cpus: list[int] | None = None) -> None:
+    def __init__(
+        self,
+        config: TournamentConfig,
+        processes: int,
+        *,
+        cpus: list[int] | None = None,
+        observe: Callable[[ScheduledGame], GameSink] | None = None,
+        stop: trio.Event | None = None,
+    ) -> None:
         if processes < 1:
             raise ValueError(f"`processes` must be at least 1, got {processes}")
         self.config = config
@@ -179,6 +230,10 @@ class ProcessPoolBackend:
             raise ValueError(f"{self.processes} referee processes to pin, but only {len(cpus)} CPUs")
         self.cpus = cpus
         """With ``--affinity``: worker ``i`` and its engines run on ``cpus[i]`` only."""
+        self.observe = observe
+        """The sink of each game's progress (the daemon's live hub), or None."""
+        self.stop = stop
+        """Once set, no more games are handed out (the daemon's drain); with it, none is queued."""
 
     async def play(
         self,
@@ -204,9 +259,9 @@ class ProcessPoolBackend:
                     )
                 )
                 cpu = self.cpus[index] if self.cpus is not None else None
-                hello = json.dumps({"settings": config.settings.to_json(), "workers": share, "cpu": cpu})
-                await process.send_all(hello.encode() + b"\n")
-                links.append(_WorkerLink(process, share, by_number))
+                hello = {"settings": config.settings.to_json(), "workers": share, "cpu": cpu, "observe": self.observe is not None}
+                await process.send_all(json.dumps(hello).encode() + b"\n")
+                links.append(_WorkerLink(process, share, by_number, queue=self.stop is None, observe=self.observe))
             async with trio.open_nursery() as pumps:
                 # free slots of live workers; a dying worker also posts itself once, so a
                 # dispatcher waiting here wakes up and sees it dead
@@ -227,6 +282,8 @@ class ProcessPoolBackend:
                         assigned = False
                         while not assigned and not all(link.dead for link in links):
                             link = await free_recv.receive()
+                            if self.stop is not None and self.stop.is_set():
+                                break
                             if link.dead:
                                 continue
                             if len(link.held) >= link.capacity and len(games) - index <= sum(shares):
@@ -234,6 +291,8 @@ class ProcessPoolBackend:
                                 # there could wait while another worker idles; the offer lapses
                                 continue
                             assigned = await link.assign(game)
+                        if self.stop is not None and self.stop.is_set():
+                            break
                         if not assigned:  # every worker is gone: nothing left to play on
                             for lost in games[index:]:
                                 await results.send(LostGame(lost, "every worker process has ended"))

@@ -1,8 +1,9 @@
 """A referee worker process of :mod:`santorini_server.tournament.pool` (protocol there).
 
 Reads its settings and assignments on stdin, plays games with the ordinary local workers and
-writes ``started``/``record`` messages on stdout.  EOF on stdin ends it after the games it
-holds; SIGTERM/SIGINT end it at once (its engines die with it through their guards).
+writes ``started``/``record`` messages on stdout (and, when asked to, each game's ``progress``).
+EOF on stdin ends it after the games it holds; SIGTERM/SIGINT end it at once (its engines die
+with it through their guards).
 """
 
 from __future__ import annotations
@@ -14,10 +15,66 @@ import sys
 import trio
 
 from ..records import GameRecord, encode_record
+from ..referee import progress
+from ..referee.progress import ProgressObserver
 from .config import Settings, TournamentConfig
 from .pool import WireReader, pin_to
 from .runner import LocalBackend, LostGame
 from .schedule import ScheduledGame
+
+
+class Outbox:
+    """What the worker says, in order, written by one task.
+
+    :meth:`put` never blocks, so a game's observer can call it between two turns; the writer
+    sends everything put since its last write in one write, when the games are waiting for
+    their engines.
+    """
+
+    def __init__(self, stream: trio.lowlevel.FdStream) -> None:
+        self.stream = stream
+        self._parts: list[bytes] = []
+        self._wake = trio.Event()
+        self._closed = False
+
+    def put(self, data: bytes) -> None:
+        self._parts.append(data)
+        self._wake.set()
+
+    def frame(self, word: str, payload: bytes) -> None:
+        """``word LEN`` and the payload's bytes."""
+        self.put(b"%s %d\n%s" % (word.encode(), len(payload), payload))
+
+    def close(self) -> None:
+        """Nothing more will be put: :meth:`run` returns once it has written the rest."""
+        self._closed = True
+        self._wake.set()
+
+    async def run(self) -> None:
+        while self._parts or not self._closed:
+            if not self._parts:
+                await self._wake.wait()
+                self._wake = trio.Event()
+                continue
+            data = b"".join(self._parts)
+            self._parts.clear()
+            await self.stream.send_all(data)
+
+
+class WireSink:
+    """A game's progress sent to the coordinator (``progress LEN`` frames)."""
+
+    def __init__(self, outbox: Outbox) -> None:
+        self.outbox = outbox
+
+    def begin(self, event: progress.Begin) -> None:
+        self.outbox.frame("progress", progress.encode(event))
+
+    def turn(self, event: progress.Turn) -> None:
+        self.outbox.frame("progress", progress.encode(event))
+
+    def end(self, event: progress.Ending) -> None:
+        self.outbox.frame("progress", progress.encode(event))
 
 
 async def _main() -> None:
@@ -37,11 +94,8 @@ async def _main() -> None:
         pin_to(int(message["cpu"]))
     config = TournamentConfig.from_settings(Settings.from_json(message["settings"]))
     by_number = {g.number: g for g in config.schedule}
-    out_lock = trio.Lock()
-
-    async def write(data: bytes) -> None:
-        async with out_lock:
-            await stdout.send_all(data)
+    outbox = Outbox(stdout)
+    sink = WireSink(outbox) if message.get("observe") else None
 
     games_send, games_recv = trio.open_memory_channel[ScheduledGame](0)
     results_send, results_recv = trio.open_memory_channel[GameRecord | LostGame](0)
@@ -57,16 +111,23 @@ async def _main() -> None:
         async with results_recv:
             async for item in results_recv:
                 if isinstance(item, GameRecord):
-                    payload = encode_record(item)
-                    await write(f"record {len(payload)}\n".encode() + payload)
+                    outbox.frame("record", encode_record(item))
 
     def started(game: ScheduledGame) -> None:
-        nursery.start_soon(write, f"started {game.number}\n".encode())
+        outbox.put(b"started %d\n" % game.number)
 
+    def observe(game: ScheduledGame) -> ProgressObserver:
+        assert sink is not None
+        return ProgressObserver(game.number, sink)
+
+    backend = LocalBackend(config, observe=observe if sink is not None else None)
     async with trio.open_nursery() as nursery:
-        nursery.start_soon(reader)
-        nursery.start_soon(writer)
-        await LocalBackend(config).serve(games_recv, results_send, started, int(message["workers"]))
+        nursery.start_soon(outbox.run)
+        async with trio.open_nursery() as games:
+            games.start_soon(reader)
+            games.start_soon(writer)
+            await backend.serve(games_recv, results_send, started, int(message["workers"]))
+        outbox.close()  # everything said reaches the coordinator before this process ends
 
 
 def main() -> None:
