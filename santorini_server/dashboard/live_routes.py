@@ -43,11 +43,12 @@ __all__ = ["live_routes", "SEND_TIMEOUT", "COALESCE", "PER_VIEWER", "SEND_SLOTS"
 SEND_TIMEOUT = 2.0
 """Seconds one message may take to reach a viewer's socket before the viewer is dropped."""
 SEND_SLOTS = 1
-"""WebSocket sends in progress at once.  The games and the viewers share one trio loop, which runs
-every runnable task before it looks at the engines' pipes again: 200 viewers woken by one turn
-would all send in that round (a few hundred microseconds each), while the reply of the next
-engine waits.  With one slot a round holds at most one send, so an engine's reply waits for at
-most that one; the viewers' messages queue meanwhile, and coalesce."""
+"""WebSocket sends in progress at once.  The games the daemon referees itself (those of remote
+bots, and the ladder's; local bots' runs play in worker processes) share one trio loop with the
+viewers, which runs every runnable task before it looks at the engines' sockets again: 200
+viewers woken by one turn would all send in that round (a few hundred microseconds each), while
+the reply of the next engine waits.  With one slot a round holds at most one send, so an engine's
+reply waits for at most that one; the viewers' messages queue meanwhile, and coalesce."""
 COALESCE = (0.01, 0.2)
 """A viewer gets at most one WebSocket message per :func:`coalesce` seconds, between these bounds:
 events queued meanwhile go together, as one JSON array.  A message goes at once when the gap
@@ -57,11 +58,12 @@ would otherwise cost every viewer one frame a turn, on the loop that also times 
 PER_VIEWER = 0.001
 """Seconds of gap per connected viewer: the more viewers, the more events each message carries,
 so that the daemon sends at most 1,000 messages a second (10 viewers or fewer: 10 ms, a turn
-sent as it is ruled; 200 viewers: 200 ms, the bound).  A message costs the daemon's loop, which
-the games share, about 0.35 ms (several passes through trio's scheduler inside Hypercorn), so the
-rate is what a crowd costs the games (``tools/bench_live.py``, 200 viewers, the referee's time
-per turn at the median: +0.66 ms at 4,000 messages a second with four send slots, +0.15 ms at
-1,800 with one, +0.06 ms at 1,000)."""
+sent as it is ruled; 200 viewers: 200 ms, the bound).  A message costs the daemon about 0.25 ms
+of CPU (several passes through trio's scheduler inside Hypercorn), so the rate is what a crowd
+costs: measured when the daemon's loop still refereed every game (``tools/bench_live.py``, 200
+viewers, the referee's time per turn at the median), +0.66 ms at 4,000 messages a second with
+four send slots, +0.15 ms at 1,800 with one, +0.06 ms at 1,000; with local games in worker
+processes, +0.00 ms at 1,000 (the daemon's 0.2 s of CPU a second is then only a neighbour's)."""
 
 
 def coalesce(viewers: int) -> float:
