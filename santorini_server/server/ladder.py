@@ -130,11 +130,10 @@ class Ladder:
 
     async def serve(self, *, task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED) -> None:
         """Play ladder games until drained; ``nursery.start`` gives the ladder's run id."""
-        runs = [run for run in await self.store.read(Store.runs, "running") if run.kind == "ladder"]
-        if runs:
-            run_id = runs[0].id
-        else:
-            run_id = (await self.store.write(Store.create_run, "ladder", self.settings)).id
+        runs = [run for run in await self.store.read(Store.runs) if run.kind == "ladder" and run.state in ("running", "queued")]
+        # one left queued: a daemon stopped between creating the ladder's run and starting it
+        run_id = runs[0].id if runs else (await self.store.write(Store.create_run, "ladder", self.settings)).id
+        if not runs or runs[0].state == "queued":
             await self.store.write(Store.set_run_state, run_id, "running")
         self.run_id = run_id
         directory = self.store.data_dir / RUNS_DIR / str(run_id)

@@ -286,8 +286,9 @@ class RunScheduler:
     async def _serve(self) -> None:
         while not self.drain.is_set():
             self._wake = trio.Event()
+            # the ladder's run is the ladder's own, even in the instant it is created (queued)
             running = [run for run in await self.store.read(Store.runs, "running") if run.kind != "ladder"]
-            queued = await self.store.read(Store.runs, "queued")
+            queued = [run for run in await self.store.read(Store.runs, "queued") if run.kind != "ladder"]
             todo = sorted(running, key=lambda r: r.id) + sorted(queued, key=lambda r: r.id)
             if not todo:
                 async with trio.open_nursery() as nursery:
