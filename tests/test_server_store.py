@@ -15,6 +15,8 @@ import stat
 import subprocess
 import sys
 import textwrap
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -423,6 +425,31 @@ def test_the_admin_token_is_created_once_with_mode_0600(tmp_path: Path) -> None:
     os.chmod(path, 0o600)
     with pytest.raises(ValueError, match="empty"):
         ensure_admin_token(tmp_path)
+
+
+def test_two_processes_creating_the_admin_token_at_once_agree_and_never_see_it_empty(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first takes its time making the token; the second comes meanwhile (two ``santorini bot
+    add`` at once on a new data directory once failed with "admin.token is empty")."""
+    started = threading.Event()
+    original = tokens.new_token
+
+    def slow_token() -> str:
+        started.set()
+        time.sleep(0.2)
+        return original()
+
+    monkeypatch.setattr(tokens, "new_token", slow_token)
+    got: list[str] = []
+    first = threading.Thread(target=lambda: got.append(ensure_admin_token(tmp_path)))
+    first.start()
+    assert started.wait(5)
+    monkeypatch.setattr(tokens, "new_token", original)
+    second = ensure_admin_token(tmp_path)  # while the first is still making its token
+    first.join(5)
+    assert got == [second] and (tmp_path / tokens.ADMIN_TOKEN_FILE).read_text() == second + "\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == [tokens.ADMIN_TOKEN_FILE]  # no draft left
 
 
 def test_secret_fields_are_dropped_from_logs() -> None:

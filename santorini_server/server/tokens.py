@@ -51,24 +51,38 @@ def token_matches(token: str, stored_hash: str | None) -> bool:
 def ensure_admin_token(data_dir: Path) -> str:
     """The admin token of a data directory, created (mode 0600) on first use.
 
-    The file is created with ``O_EXCL``, so two processes starting at once agree on one token.
+    The token is written to a file of this process's own, which is then hard-linked to its name:
+    the link is made only if no file has the name yet, so two processes starting at once agree on
+    one token, and neither ever reads the file before its token is in it.
 
     Raises:
         PermissionError: the file may be read by its group or others (one line: how to fix it).
         ValueError: the file exists but holds no token.
     """
     path = data_dir / ADMIN_TOKEN_FILE
-    try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except FileExistsError:
-        mode = stat.S_IMODE(path.stat().st_mode)
-        if mode & 0o077:
-            raise PermissionError(f"{path} may be read by others (mode {mode:04o}): chmod 600 {path}") from None
-        token = path.read_text(encoding="ascii").strip()
-        if not token:
-            raise ValueError(f"{path} is empty: delete it to create a new admin token") from None
-        return token
+    if path.exists():
+        return _read_admin_token(path)
     token = new_token()
-    with os.fdopen(fd, "w", encoding="ascii") as file:
-        file.write(token + "\n")
+    draft = data_dir / f".{ADMIN_TOKEN_FILE}.{os.getpid()}.{secrets.token_hex(4)}"
+    fd = os.open(draft, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        with os.fdopen(fd, "w", encoding="ascii") as file:
+            file.write(token + "\n")
+            file.flush()
+            os.fsync(file.fileno())
+        os.link(draft, path)
+    except FileExistsError:  # another process was first: its token is the one
+        return _read_admin_token(path)
+    finally:
+        draft.unlink(missing_ok=True)
+    return token
+
+
+def _read_admin_token(path: Path) -> str:
+    mode = stat.S_IMODE(path.stat().st_mode)
+    if mode & 0o077:
+        raise PermissionError(f"{path} may be read by others (mode {mode:04o}): chmod 600 {path}")
+    token = path.read_text(encoding="ascii").strip()
+    if not token:
+        raise ValueError(f"{path} is empty: delete it to create a new admin token")
     return token
