@@ -24,7 +24,9 @@ out one at a time to whichever worker has room, so the work balances itself.  Ea
 holds one game queued behind those it plays, so that it starts its next game the moment one
 ends instead of waiting a round trip to the coordinator (record, decode, dispatch, wake-up):
 with instant engines that wait held concurrency 2 to 1.13x of concurrency 1, and the queue
-brings it to 1.6x (``tools/bench_tournament.py``).  Near the end of the schedule no game is
+brought it to 1.6x (``tools/bench_tournament.py``, on a day when one referee process played
+6,800 turns a second; on a day when it plays 12,000, the coordinator's 0.9 ms of CPU a game
+(decoding, writing and indexing the record) weighs more against two cores: 1.3x to 1.4x).  Near the end of the schedule no game is
 queued, so none waits behind a busy worker while another is idle.  With ``--affinity`` each worker plays one
 game and ``cpu`` is a CPU of its own: the worker pins itself to it before it starts an engine,
 and its engines inherit the pin (:func:`pin_to`).  A worker that dies loses the games it held
