@@ -124,6 +124,13 @@ BASE = Position.from_sps("mortal/mortal;00000/00000/00200/00000/00000;b3,d4/a1,e
          "player 1 has no legal turn here: the game is over"),
         ("mortal/mortal;00000/00000/00400/00000/00000;-/-;1;1", "b3,c3", "c3 is domed: place on two empty squares"),
         (BASE.sps(), "b3-b3+b4", "the worker on b3 must move to another square"),
+        # Hermes' move to its own square is a stay: with no build there is no turn at all (found by
+        # test_fuzz: the referee's matcher asserted, the explanation indexed an empty turn)
+        ("hermes/demeter;01000/00100/00000/00020/00000;b2,c4/d3,e5;1;5", "a1-a1",
+         "the turn builds nothing: every turn ends with a build (e.g. +b5)"),
+        ("hermes/demeter;01000/00100/00000/00020/00000;b2,c4/d3,e5;1;5", "A1-A1",
+         "squares are lowercase (and a1-a1 would be illegal: the turn builds nothing: every turn ends with a build "
+         "(e.g. +b5))"),
     ],
 )
 def test_reasons(sps: str, turn: str, reason: str) -> None:

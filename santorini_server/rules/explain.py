@@ -251,6 +251,10 @@ class _Diagnosis:
         """Every atom is sound but the turn is not complete: it lacks its build."""
         start = self.atoms
         n = len(start)
+        if not n:  # Hermes' stay spelled as a move to its own square: nothing moves, nothing is built
+            shortest = min(len(atoms) for atoms in self.legal_atoms.values())
+            example = _prefer(self.legal, lambda t: len(self.legal_atoms[t.stn]) == shortest)
+            return Explanation(f"the turn builds nothing: every turn ends with a build (e.g. {example})", example)
         longer = [t for t in self.legal if self.legal_atoms[t.stn][:n] == start]
         vacated = start[0].a if start[0].kind == "move" else ""
         nearest = min(len(self.legal_atoms[t.stn]) for t in longer)

@@ -276,10 +276,9 @@ class Position:
         found = None if masks is None else self._find(text, masks)
         if found is None and masks is not None:
             canon = format_stn(canonical_stn(self, parse_stn(text)))
-            if canon != text:
+            if canon != text:  # (Hermes' ``a1-a1`` is a stay: it may canonicalise to no turn at all)
                 masks = first_step_masks(self, canon)
-                assert masks is not None
-                found = self._find(canon, masks)
+                found = None if masks is None else self._find(canon, masks)
         if found is None:
             raise rejection(self, text)  # with the reason: only a refused turn pays for it
         return found
