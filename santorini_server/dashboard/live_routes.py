@@ -63,7 +63,8 @@ of CPU (several passes through trio's scheduler inside Hypercorn), so the rate i
 costs: measured when the daemon's loop still refereed every game (``tools/bench_live.py``, 200
 viewers, the referee's time per turn at the median), +0.66 ms at 4,000 messages a second with
 four send slots, +0.15 ms at 1,800 with one, +0.06 ms at 1,000; with local games in worker
-processes, +0.00 ms at 1,000 (the daemon's 0.2 s of CPU a second is then only a neighbour's)."""
+processes, +0.00 and +0.04 ms in two runs, within noise (the daemon's 0.2 s of CPU a second is
+then only a neighbour's, though it still slows the slowest tenth of turns: SPEC.md section 17.3)."""
 
 
 def coalesce(viewers: int) -> float:

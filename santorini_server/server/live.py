@@ -100,8 +100,7 @@ class GameFeed:
     turns: list[TurnRecord] = field(default_factory=list)
     stamps: list[tuple[float, list[int | None]]] = field(default_factory=list)
     """Per turn: the wall time of its ruling and every clock after it (ms)."""
-    clocks: list[int | None] = field(default_factory=list)
-    """Every clock now (ms)."""
+    start_clocks: list[int | None] = field(default_factory=list)
     started_at: float = 0.0
     over_event: dict[str, Any] | None = None
     _entries: list[dict[str, Any]] = field(default_factory=list)
@@ -116,14 +115,13 @@ class GameFeed:
         start = Position.from_sps(event.start)
         self.gods = tuple(start.gods)
         self.positions.append(start)
-        self.clocks = event.clocks
+        self.start_clocks = event.clocks
         self.started_at = event.t
         self.hub._game_started(self)
 
     def turn(self, event: Turn) -> None:
         self.turns.append(event.record)
         self.stamps.append((event.t, event.clocks))
-        self.clocks = event.clocks
         if self.hub.watched(self):
             self.hub._publish(self.hub.game_topics(self, turns=True), functools.partial(self.turn_event, len(self.stamps)))
 
@@ -136,6 +134,11 @@ class GameFeed:
         self.hub._game_over(self)
 
     # --- the events -------------------------------------------------------------------------
+
+    @property
+    def clocks(self) -> list[int | None]:
+        """Every clock now (ms)."""
+        return self.stamps[-1][1] if self.stamps else self.start_clocks
 
     @property
     def seq(self) -> int:

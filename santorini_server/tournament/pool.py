@@ -26,10 +26,11 @@ ends instead of waiting a round trip to the coordinator (record, decode, dispatc
 with instant engines that wait held concurrency 2 to 1.13x of concurrency 1, and the queue
 brought it to 1.6x (``tools/bench_tournament.py``, on a day when one referee process played
 6,800 turns a second; on a day when it plays 12,000, the coordinator's 0.9 ms of CPU a game
-(decoding, writing and indexing the record) weighs more against two cores: 1.3x to 1.4x).  Near the end of the schedule no game is
-queued, so none waits behind a busy worker while another is idle.  With ``--affinity`` each worker plays one
-game and ``cpu`` is a CPU of its own: the worker pins itself to it before it starts an engine,
-and its engines inherit the pin (:func:`pin_to`).  A worker that dies loses the games it held
+(decoding, writing and indexing the record) weighs more against two cores: 1.3x to 1.4x).
+Near the end of the schedule no game is queued, so none waits behind a busy worker while
+another is idle.  With ``--affinity`` each worker plays one game and ``cpu`` is a CPU of its
+own: the worker pins itself to it before it starts an engine, and its engines inherit the pin
+(:func:`pin_to`).  A worker that dies loses the games it held
 (playing or queued): they come back as :class:`LostGame` (``--resume`` replays them).
 
 The daemon plays its runs between local bots here too, so that its pages and live viewers never
