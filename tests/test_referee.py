@@ -236,6 +236,13 @@ async def test_ping_syncs_before_every_go_with_the_position_sent_first() -> None
         (["random", "cmd=./x nmae=mybot"], "Error: Invalid value for 'ENGINE2': bad engine spec token 'nmae=mybot': "
                                             "unknown key 'nmae' (did you mean name=?); known keys: cmd=, name="),
         (["--opening", "junk"], "Error: Invalid value for '--opening': malformed SPS 'junk'"),
+        # a name is every record's PlayerN tag: the record layer's rule, before any game (not a
+        # RecordError after the first one)
+        (["random", "bundled=greedy name=a\x01b"], "Error: Invalid value for 'ENGINE2': engine name holds a control "
+                                                   "character '\\x01' at index 1: 'a\\x01b'"),
+        (["bundled=greedy name=a\u2028b", "random"], "Error: Invalid value for 'ENGINE1': engine name holds a control "
+                                                     "character '\\u2028' at index 1: 'a\\u2028b'"),
+        (["random", "cmd='./a\tb'"], "Error: Invalid value for 'ENGINE2': engine name holds a control character '\\t'"),
     ],
 )
 def test_match_rejects_bad_flags_in_one_line_before_starting_engines(flags: list[str], message: str) -> None:

@@ -76,6 +76,15 @@ async def test_bad_bodies_get_400_with_a_message_and_big_ones_413(api: tuple[htt
         b'{"engines": ["a", "A"]}': "twice",
         b'{"engines": ["a", "b"], "tc": "fast"}': "fast",
         b'{"engines": ["a"]}': "at least 2",
+        # at most MAX_GAMES games: refused at once (a trillion rounds grew the daemon to 4.4 GB)
+        b'{"engines": ["a", "b"], "rounds": 1000000000000}': "Expected `int` <= 1000000 - at `$.rounds`",
+        b'{"engines": ["a", "b"], "games": 1000000000000}': "Expected `int` <= 1000000 - at `$.games`",
+        b'{"engines": ["a", "b"], "rounds": 600000}': "1,200,000 games (600,000 rounds x 1 encounter x 2 games); "
+                                                      "a tournament has at most 1,000,000",
+        # the event is every record's Event tag: the record layer's rule, not a failed run
+        b'{"engines": ["a", "b"], "event": "a\\nb"}': "tag Event holds a control character '\\n'",
+        b'{"engines": ["a", "b"], "event": "a\\u2028b"}': "tag Event holds a control character '\\u2028'",
+        b'{"engines": ["a", "b"], "each": "name=x\\u0007"}': "engine name holds a control character '\\x07'",
     }
     for body, message in cases.items():
         answer = await client.post("/api/runs", content=body, headers=auth)

@@ -23,8 +23,8 @@ from click.testing import CliRunner
 from santorini_server.cli import main
 from santorini_server.cli.tournament_cmd import new_settings, resume_conflicts, tournament
 from santorini_server.records import parse_sgn, read_archive
-from santorini_server.tournament.config import Settings
-from santorini_server.tournament.schedule import ALL_MATCHUPS, build_schedule, parse_gods_list
+from santorini_server.tournament.config import Settings, TournamentConfig, load_toml
+from santorini_server.tournament.schedule import ALL_MATCHUPS, MAX_GAMES, build_schedule, parse_gods_list
 
 PY = sys.executable
 
@@ -76,6 +76,34 @@ def test_openings_twice_with_colours_reversed_and_seeded_order() -> None:
     assert sorted(shuffled) == ["a", "a", "b", "b", "c", "c"]
     with pytest.raises(ValueError, match="even"):
         build_schedule(2, games=3)
+
+
+def test_a_schedule_over_max_games_is_refused_before_anything_is_made() -> None:
+    assert MAX_GAMES == 1_000_000  # SPEC.md section 10.1 states the number
+    cases = [
+        (dict(engines=2, rounds=10**12), "2,000,000,000,000 games (1,000,000,000,000 rounds x 1 encounter x 2 games)"),
+        (dict(engines=2, games=10**12), "(1 round x 1 encounter x 1,000,000,000,000 games)"),
+        (dict(engines=2, rounds=MAX_GAMES // 2 + 1), "1,000,002 games"),
+        (dict(engines=3, rounds=MAX_GAMES // 6 + 1), "(166,667 rounds x 3 encounters x 2 games)"),
+        (dict(engines=5000, players=3), "(1 round x 20,820,835,000 encounters x 6 games)"),  # never listed
+        (dict(engines=2000, players=4), "(1 round x 1,999,000 encounters x 2 games)"),
+        (dict(engines=4000, fmt="gauntlet", seeds=200), "(1 round x 760,000 encounters x 2 games)"),
+    ]
+    started = time.monotonic()
+    for kwargs, fragment in cases:
+        with pytest.raises(ValueError, match=r"a tournament has at most 1,000,000$") as refused:
+            build_schedule(**kwargs)  # type: ignore[arg-type]
+        assert fragment in str(refused.value)
+    assert time.monotonic() - started < 2
+    assert len(build_schedule(3, rounds=2, games=4)) == 2 * 3 * 4  # the count is the schedule's length
+
+
+def test_the_games_of_an_encounter_share_their_seat_orders() -> None:
+    games = build_schedule(3, rounds=3, games=12, players=3)  # one group of three: 36 games
+    first = [g.seats for g in games[:6]]
+    assert len(set(first)) == 6 and all(g.seats is first[(g.number - 1) % 6] for g in games)
+    pairs = build_schedule(3, rounds=2)
+    assert all(g.seats is h.seats for g, h in zip(pairs, pairs[6:], strict=False))
 
 
 # --- end to end -----------------------------------------------------------------------------------
@@ -130,6 +158,99 @@ def test_resume_refuses_extra_settings_and_a_used_folder(tmp_path: Path) -> None
     assert mixed.returncode != 0 and "--rounds" in mixed.stderr and "Traceback" not in mixed.stderr
     missing = run(["tournament", "--resume", str(tmp_path / "nothing")])
     assert missing.returncode != 0 and "no tournament to resume" in missing.stderr
+
+
+def test_a_folder_with_another_runs_records_is_refused_and_left_untouched(tmp_path: Path) -> None:
+    """An archive converted into a folder was adopted as the tournament's own games ("Resuming:
+    2 of 2 games already played", nothing played), and a lone games.sgn was written over."""
+    for name in ("games.msgpack", "games.sgn", "results.jsonl", "report.html", "games/"):
+        out = tmp_path / name.strip("/").replace(".", "_")
+        out.mkdir()
+        if name.endswith("/"):
+            (out / name).mkdir()
+            (out / name / "0001-0100.html").write_text("theirs")
+        else:
+            (out / name).write_bytes(b"someone else's records\n")
+        before = sorted((path.relative_to(out), path.read_bytes() if path.is_file() else None) for path in out.rglob("*"))
+        result = CliRunner().invoke(main, ["tournament", "-e", "random", "-e", "greedy", "--out", str(out)])
+        assert result.exit_code == 1, result.output
+        assert result.stderr == (
+            f"Error: {out} already holds {name} but no tournament.json (records of another run): "
+            "give another --out, or move them away\n"
+        )
+        after = sorted((path.relative_to(out), path.read_bytes() if path.is_file() else None) for path in out.rglob("*"))
+        assert after == before
+    both = tmp_path / "both"
+    both.mkdir()
+    (both / "games.sgn").write_text("x")
+    (both / "games.msgpack").write_bytes(b"x")
+    result = CliRunner().invoke(main, ["tournament", "-e", "random", "-e", "greedy", "--out", str(both)])
+    assert result.exit_code == 1 and "already holds games.msgpack, games.sgn but no tournament.json" in result.stderr
+    empty = tmp_path / "empty"  # an empty folder is a new tournament's
+    empty.mkdir()
+    proc = run(["tournament", "-e", instant("A"), "-e", instant("B"), "--tc", "5+0.05", "-j", "1", "--out", str(empty)])
+    assert proc.returncode == 0, proc.stderr
+    assert numbers(empty) == [1, 2] and "Resuming" not in proc.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--rounds", "1000000000000"], "Error: Invalid value for '--rounds': 1000000000000 is not in the range 1<=x<=1000000."),
+        (["--games", "1000000000000"], "Error: Invalid value for '--games': 1000000000000 is not in the range 2<=x<=1000000."),
+        (["--event", "a\nb"], "Error: Invalid value for '--event': tag Event holds a control character '\\n' at index 1: "
+                               "'a\\nb'"),
+        (["--event", "a\u2028b"], "Error: Invalid value for '--event': tag Event holds a control character '\\u2028' at index 1"),
+    ],
+)
+def test_flags_beyond_the_limits_are_refused_by_click(tmp_path: Path, args: list[str], message: str) -> None:
+    out = tmp_path / "x"
+    result = CliRunner().invoke(main, ["tournament", "-e", "random", "-e", "greedy", *args, "--out", str(out)])
+    assert result.exit_code == 2, result.output
+    assert message in result.stderr and not out.exists()
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--rounds", "500001"], "Error: the schedule would have 1,000,002 games (500,001 rounds x 1 encounter x 2 games); "
+                                 "a tournament has at most 1,000,000\n"),
+        (["-e", "alphabeta", "--rounds", "200000", "--games", "2"], "Error: the schedule would have 1,200,000 games "
+         "(200,000 rounds x 3 encounters x 2 games); a tournament has at most 1,000,000\n"),
+        (["-e", "bundled=random name=a\x01b"], "Error: engine name holds a control character '\\x01' at index 1: 'a\\x01b'\n"),
+        (["-e", "cmd='/bin/a\u2028b'"], "Error: engine name holds a control character '\\u2028' at index 1: 'a\\u2028b'\n"),
+    ],
+)
+def test_too_many_games_or_a_bad_name_is_one_line_before_anything_starts(tmp_path: Path, args: list[str], message: str) -> None:
+    out = tmp_path / "x"
+    result = CliRunner().invoke(main, ["tournament", "-e", "random", "-e", "greedy", *args, "--out", str(out)])
+    assert result.exit_code == 1, result.output
+    assert result.stderr == message and not out.exists()
+
+
+def test_saved_or_submitted_settings_are_held_to_the_same_limits(tmp_path: Path) -> None:
+    """tournament.json and the job API reach TournamentConfig without the flags' checks."""
+    for settings, fragment in [
+        (Settings(engines=["random", "greedy"], rounds=MAX_GAMES), "2,000,000 games"),
+        (Settings(engines=["random", "greedy"], event="a\x00b"), "tag Event holds a control character '\\x00'"),
+        (Settings(engines=["random", "cmd=x name=\x1b[31m"]), "engine name holds a control character '\\x1b'"),
+    ]:
+        with pytest.raises(ValueError) as refused:
+            TournamentConfig.from_settings(settings)
+        assert fragment in str(refused.value) and "\n" not in str(refused.value)
+    toml = tmp_path / "t.toml"
+    toml.write_text("rounds = 1000000000000\n")
+    with pytest.raises(ValueError, match=re.escape("Expected `int` <= 1000000 - at `$.rounds`")):
+        load_toml(toml)
+    folder = tmp_path / "t"  # santorini report DIR reads the settings the same way
+    folder.mkdir()
+    (folder / "games.sgn").write_text("")
+    (folder / "tournament.json").write_text(json.dumps(Settings(engines=["random", "greedy"], rounds=600_000).to_json()))
+    result = CliRunner().invoke(main, ["report", str(folder)])
+    assert result.exit_code == 1 and result.stderr.startswith("Error: the schedule would have 1,200,000 games")
+    resumed = CliRunner().invoke(main, ["tournament", "--resume", str(folder)])
+    assert resumed.exit_code == 1 and resumed.stderr.startswith("Error: the schedule would have 1,200,000 games")
+    assert sorted(p.name for p in folder.iterdir()) == ["games.sgn", "tournament.json"]
 
 
 @pytest.mark.parametrize(
@@ -245,7 +366,11 @@ def test_resume_accepts_only_how_to_run_flags(tmp_path: Path) -> None:
         ('engines = ["random", 3]\n', "Expected `str`, got `int` - at `$.engines[1]`"),
         ("ping = 1\n", "Expected `bool`, got `int` - at `$.ping`"),
         ("bogus = 1\n", "unknown setting(s) bogus (known: "),
-        ("rounds = 0\n", "rounds: 0 is not in the range x>=1."),  # the flag's own check
+        ("rounds = 0\n", "rounds: 0 is not in the range 1<=x<=1000000."),  # the flag's own check
+        ("rounds = 1000000000000\n", "Expected `int` <= 1000000 - at `$.rounds`"),  # the schema's MAX_GAMES
+        ("games = 1000001\n", "Expected `int` <= 1000000 - at `$.games`"),
+        ('event = "a\\nb"\n', "event: tag Event holds a control character '\\n' at index 1: 'a\\nb'"),
+        ('event = "a\\u2028b"\n', "event: tag Event holds a control character '\\u2028' at index 1"),
         ('format = "swiss"\n', "format: 'swiss' is not one of 'round-robin', 'gauntlet'."),
     ],
 )
@@ -264,6 +389,8 @@ def test_an_ill_typed_config_file_is_one_line_naming_the_field(tmp_path: Path, t
         (lambda d: d["settings"].update(rounds="2"), "Expected `int`, got `str` - at `$.settings.rounds`"),
         (lambda d: d["settings"].update(engines="random"), "Expected `array`, got `str` - at `$.settings.engines`"),
         (lambda d: d["settings"].update(bogus=1), "Object contains unknown field `bogus` - at `$.settings`"),
+        (lambda d: d["settings"].update(rounds=10**12), "Expected `int` <= 1000000 - at `$.settings.rounds`"),
+        (lambda d: d["settings"].update(games=10**12), "Expected `int` <= 1000000 - at `$.settings.games`"),
         (lambda d: d.update(version=2), "Invalid enum value 2 - at `$.version`"),
         (lambda d: d.pop("settings"), "Object missing required field `settings`"),
     ],

@@ -19,22 +19,24 @@ from ..records import RecordError
 from ..referee.iolog import make_io_log
 from ..stats.standings import Standings
 from ..tournament.config import (
+    MAX_GAMES,
     SETTING_NAMES,
     STATE_FILE,
     Settings,
     TournamentConfig,
+    check_event,
     load_settings,
     load_toml,
     read_openings,
     save_settings,
 )
-from ..tournament.output import TournamentFiles
+from ..tournament.output import ARCHIVE, RESULTS, SGN, TournamentFiles
 from ..tournament.pool import ProcessPoolBackend, default_processes, local_backend, pin_to, usable_cpus
 from ..tournament.report import config_info
-from ..tournament.report_files import REPORT, ReportWriter
+from ..tournament.report_files import GAMES_DIR, REPORT, ReportWriter
 from ..tournament.runner import Interrupted, run_tournament, seat_refusals, standings_block
 from .dask_options import checked_address, checked_tls, dask_tls_options
-from .options import warn_time_controls
+from .options import _Parsed, warn_time_controls
 
 __all__ = ["tournament", "new_settings", "resume_conflicts"]
 
@@ -51,6 +53,12 @@ RESUME_PARAMS = frozenset(
     {"resume_dir", "force_concurrency", "debug", "concurrency", "backend", "address", "processes", "affinity",
      "tls_ca_file", "tls_cert", "tls_key"}
 )
+#: What a tournament writes in its folder besides ``tournament.json``: a new tournament refuses a
+#: folder holding any of them, as it would take their games for its own (the archive) or write
+#: over them (the rest).
+OUTPUT_NAMES = (ARCHIVE, SGN, RESULTS, REPORT, f"{GAMES_DIR}/")
+#: ``--event``: what the records' ``Event`` tag may hold (the record layer's rule).
+EVENT = _Parsed("TEXT", check_event, ValueError)
 #: File descriptors the referee holds per running engine: stdin, stdout, stderr, lifeline,
 #: status pipe and a pidfd (process layer), with slack for the guard's start-up.
 FDS_PER_ENGINE = 8
@@ -178,6 +186,18 @@ def _refuse_undeclared_seats(config: TournamentConfig, debug: bool) -> None:
         raise click.ClickException(refusals[0] if len(refusals) == 1 else "; ".join(refusals))
 
 
+def _refuse_occupied(directory: Path) -> None:
+    """A new tournament's folder must hold none of a tournament's files (one line, nothing touched)."""
+    if (directory / STATE_FILE).exists():
+        raise click.ClickException(f"{directory} already holds a tournament: use --resume {directory}, or another --out")
+    found = [name for name in OUTPUT_NAMES if os.path.lexists(directory / name)]
+    if found:
+        raise click.ClickException(
+            f"{directory} already holds {', '.join(found)} but no {STATE_FILE} (records of another run): "
+            "give another --out, or move them away"
+        )
+
+
 def _read_config(ctx: click.Context, param: click.Parameter, path: Path | None) -> dict[str, Any] | None:
     """``--config FILE``: the file's settings become the flags' defaults (``ctx.default_map``), so
     a flag given beats the file and the file beats the built-in default, by click's own rules."""
@@ -252,14 +272,14 @@ def new_settings(ctx: click.Context) -> Settings:
 @click.option("--format", "fmt", type=click.Choice(["round-robin", "gauntlet"]),
               help="Round-robin (default) or gauntlet: the first --seeds engines against the rest.")
 @click.option("--seeds", type=click.IntRange(min=1), help="Gauntlet seeds (default 1).")
-@click.option("--rounds", type=click.IntRange(min=1), help="Rounds (default 1).")
+@click.option("--rounds", type=click.IntRange(1, MAX_GAMES), help="Rounds (default 1).")
 @click.option("--players", type=click.IntRange(2, 4),
               help="Seats per game (default 2).  3: every group of three engines plays all 6 seat orders; "
                    "4: two teams, by default an engine in both seats of its team, sides swapped.")
 @click.option("--teams", metavar="A+B,C+D",
               help="With --players 4: teams of two engines (names from the engine list); every team "
                    "plays every other, sides swapped.")
-@click.option("--games", type=click.IntRange(min=2),
+@click.option("--games", type=click.IntRange(2, MAX_GAMES),
               help="Games per encounter per round: even (colours swap in each pair; 4 players: sides), "
                    "a multiple of 6 with 3 players (every seat order).  Default: one set per gods x opening.")
 @click.option("--gods",
@@ -285,7 +305,7 @@ def new_settings(ctx: click.Context) -> Settings:
 @click.option("--resume", "resume_dir", type=click.Path(file_okay=False, path_type=Path),
               help="Continue the interrupted tournament in this folder.")
 @click.option("--ping", is_flag=True, help="isready before every go, off the clock.")
-@click.option("--event", help="Event tag of the records.")
+@click.option("--event", type=EVENT, help="Event tag of the records.")
 @click.option("--debug", is_flag=True, help="Log every SEI line to stderr (JSON when not a terminal).")
 @click.option("--backend", type=click.Choice(["local", "dask"]), default="local", show_default=True,
               help="Where games run: this process, or Dask workers (a local cluster, or --address).")
@@ -376,10 +396,7 @@ def tournament(
         else:
             settings = new_settings(ctx)
             directory = out_dir or Path("tournaments") / datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
-            if (directory / STATE_FILE).exists():
-                raise click.ClickException(
-                    f"{directory} already holds a tournament: use --resume {directory}, or another --out"
-                )
+            _refuse_occupied(directory)
         config = TournamentConfig.from_settings(settings)
     except ValueError as exc:
         raise click.ClickException(str(exc)) from None

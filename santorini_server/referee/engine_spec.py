@@ -7,7 +7,9 @@ spec of ``key=value`` tokens, quoted as one argument::
 
 =================  ==================================================================
 ``cmd=``           the program (required unless a bundled name is given); never a shell
-``name=``          display name (default: the bundled name or the program's file name)
+``name=``          display name (default: the bundled name or the program's file name); it
+                   becomes the records' ``PlayerN`` tag, so it may hold what a tag value
+                   may (no control or line-separator character, ``records.check_text``)
 ``arg=``           one argument, repeatable, in order
 ``dir=``           working directory
 ``option.N=V``     ``setoption name N value V`` after the handshake
@@ -34,6 +36,7 @@ import sys
 from dataclasses import dataclass, replace
 
 from ..adjudicator import TimeControl, parse_tc
+from ..records import check_text
 
 __all__ = ["EngineSpec", "parse_engine_spec", "SPEC_KEYS", "BUNDLED_NAMES", "bundled_argv", "parse_size"]
 
@@ -189,6 +192,9 @@ def parse_engine_spec(text: str, *, allow_partial: bool = False) -> EngineSpec:
         default_name = ""
     else:
         raise ValueError(f"engine spec {text!r} has no cmd= (or give a bundled name: {', '.join(BUNDLED_NAMES)})")
+    name = name or default_name
+    # the name is every record's PlayerN tag: refused now, not when the first game is written
+    check_text("engine name", name)
     return EngineSpec(
-        name=name or default_name, argv=tuple(argv), options=tuple(options), bundled=bundled, **values  # type: ignore[arg-type]
+        name=name, argv=tuple(argv), options=tuple(options), bundled=bundled, **values  # type: ignore[arg-type]
     )

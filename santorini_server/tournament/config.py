@@ -16,16 +16,16 @@ import os
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import msgspec
 
 from ..adjudicator import TimeControl, parse_tc
-from ..records import atomic_file
+from ..records import atomic_file, check_tag
 from ..referee.engine_spec import EngineSpec, parse_engine_spec
 from ..rules import NotationError, parse_sps
 from ..stats.sprt import SprtConfig
-from .schedule import PLAYER_COUNTS, ScheduledGame, build_schedule, parse_gods_list, parse_teams
+from .schedule import MAX_GAMES, PLAYER_COUNTS, ScheduledGame, build_schedule, parse_gods_list, parse_teams
 
 __all__ = [
     "Settings",
@@ -35,12 +35,19 @@ __all__ = [
     "parse_sprt",
     "save_settings",
     "load_settings",
+    "check_event",
     "STATE_FILE",
     "SETTING_NAMES",
+    "MAX_GAMES",
 ]
 
 STATE_FILE = "tournament.json"
 STATE_VERSION = 1
+
+#: ``rounds`` and ``games`` (per encounter per round): no more than a whole tournament may have
+#: (:data:`~.schedule.MAX_GAMES`), checked as the settings are read (TOML, ``tournament.json``,
+#: the job API); the schedule's total is checked when it is built.
+Count = Annotated[int, msgspec.Meta(le=MAX_GAMES)]
 
 
 class Settings(msgspec.Struct, forbid_unknown_fields=True):
@@ -50,8 +57,8 @@ class Settings(msgspec.Struct, forbid_unknown_fields=True):
     each: str = ""
     format: str = "round-robin"
     seeds: int = 1
-    rounds: int = 1
-    games: int | None = None
+    rounds: Count = 1
+    games: Count | None = None
     gods: str = "mortal/mortal"
     players: int = 2
     teams: str = ""
@@ -142,6 +149,16 @@ def read_openings(path: Path) -> list[str]:
     return out
 
 
+def check_event(text: str) -> str:
+    """Return ``text`` if it may be the records' ``Event`` tag (the record layer's own rule).
+
+    Raises:
+        RecordError: a ValueError, one line naming the character it may not hold.
+    """
+    check_tag("Event", text)
+    return text
+
+
 def parse_sprt(text: str) -> SprtConfig:
     """``elo0=0 elo1=5 alpha=0.05 beta=0.05 [model=normalized|logistic]`` (spaces or commas)."""
     values: dict[str, Any] = {}
@@ -182,6 +199,7 @@ class TournamentConfig:
         """Parse and check everything; raises ValueError with a one-line message."""
         if len(settings.engines) < 2:
             raise ValueError(f"a tournament needs at least 2 engines (--engine), got {len(settings.engines)}")
+        check_event(settings.event)
         each = parse_engine_spec(settings.each, allow_partial=True) if settings.each.strip() else None
         specs = [parse_engine_spec(text).with_defaults(each) for text in settings.engines]
         names = [s.name for s in specs]

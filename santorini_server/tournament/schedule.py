@@ -24,7 +24,9 @@ schedule stays a pure function of the configuration and the seed, which is what 
 from __future__ import annotations
 
 import itertools
+import math
 import random
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from ..rules.gods import SIMPLE_GODS, check_gods, check_matchup
@@ -39,6 +41,7 @@ __all__ = [
     "instance_names",
     "ALL_MATCHUPS",
     "PLAYER_COUNTS",
+    "MAX_GAMES",
 ]
 
 #: ``--gods all``: every ordered pair of different gods of santorini-simple-gods-v1's pool
@@ -48,6 +51,13 @@ ALL_MATCHUPS: tuple[tuple[str, str], ...] = tuple(
 )
 #: Seats a tournament's games may have (``--players``).
 PLAYER_COUNTS = (2, 3, 4)
+#: The most games one tournament (or server run) may schedule (SPEC.md section 10.1): the bound of
+#: ``--rounds`` and ``--games``, of those settings in a TOML file, a ``tournament.json`` and the job
+#: API, and of the schedule's total.  The schedule is a list made whole before the first game
+#: (and again by each referee process of the pool): a million games take about 1.2 s and 200 MB
+#: a process with the runner's index of them; ten times that would be seconds and gigabytes
+#: before the first game, for a run that would never end.
+MAX_GAMES = 1_000_000
 #: ``matchups`` meaning "draw each set's gods from the pool" (``--gods all`` with three or four
 #: seats, the default there).
 DRAW = None
@@ -169,22 +179,26 @@ def parse_teams(text: str, names: list[str]) -> tuple[tuple[int, int], ...]:
     return tuple(teams)
 
 
-def _encounters(n: int, fmt: str, seeds: int, players: int, teams: tuple[tuple[int, int], ...] | None) -> list[tuple[int, ...]]:
+def _encounters(
+    n: int, fmt: str, seeds: int, players: int, teams: tuple[tuple[int, int], ...] | None
+) -> tuple[int, Callable[[], Iterable[tuple[int, ...]]]]:
+    """How many encounters the tournament has, and what lists them: the count first, so that a
+    schedule too large (:data:`MAX_GAMES`) is refused before anything is made."""
     if players != 2 and fmt != "round-robin":
         raise ValueError(f"--format {fmt} is for two-seat tournaments; three and four seats play round-robin")
     if players == 3:
         if n < 3:
             raise ValueError(f"a three-seat tournament needs at least 3 engines, got {n}")
-        return list(itertools.combinations(range(n), 3))
+        return math.comb(n, 3), lambda: itertools.combinations(range(n), 3)
     if players == 4:
         sides = teams if teams is not None else tuple((i, i) for i in range(n))
-        return [(*a, *b) for a, b in itertools.combinations(sides, 2)]
+        return math.comb(len(sides), 2), lambda: ((*a, *b) for a, b in itertools.combinations(sides, 2))
     if fmt == "round-robin":
-        return list(itertools.combinations(range(n), 2))
+        return math.comb(n, 2), lambda: itertools.combinations(range(n), 2)
     if fmt == "gauntlet":
         if not 1 <= seeds < n:
             raise ValueError(f"a gauntlet needs 1 <= seeds < engines, got {seeds} seeds and {n} engines")
-        return [(s, o) for s in range(seeds) for o in range(seeds, n)]
+        return seeds * (n - seeds), lambda: ((s, o) for s in range(seeds) for o in range(seeds, n))
     raise ValueError(f"unknown tournament format {fmt!r} (round-robin or gauntlet)")
 
 
@@ -246,17 +260,26 @@ def build_schedule(
             2: "even (pairs)", 3: "a multiple of 6 (every seat order of a group)", 4: "even (the teams change sides)",
         }[players]
         raise ValueError(f"games per encounter must be positive and {what}, got {per_encounter}")
-    encounters = _encounters(engines, fmt, seeds, players, teams)
+    count, listing = _encounters(engines, fmt, seeds, players, teams)
+    total = rounds * count * per_encounter
+    if total > MAX_GAMES:
+        raise ValueError(
+            f"the schedule would have {total:,} games ({rounds:,} round{'s' * (rounds != 1)} x {count:,} "
+            f"encounter{'s' * (count != 1)} x {per_encounter:,} games); "
+            f"a tournament has at most {MAX_GAMES:,}"
+        )
+    # each encounter's seat orders made once: every game of the encounter shares them
+    seatings = [_seatings(encounter) for encounter in listing()]
     schedule: list[ScheduledGame] = []
     sets = per_encounter // size
     for rnd in range(1, rounds + 1):
-        for encounter in encounters:
+        for orders in seatings:
             for k in range(sets):
                 # every encounter gets the same conditions (fair); later rounds continue the cycle
                 index = (rnd - 1) * sets + k
                 gods, opening = conditions[index % len(conditions)]
                 if gods is None:
                     gods = draw_gods(seed, index, players)
-                for seats in _seatings(encounter):
+                for seats in orders:
                     schedule.append(ScheduledGame(len(schedule) + 1, seats, gods, opening, rnd))
     return schedule
