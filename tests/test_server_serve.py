@@ -405,3 +405,23 @@ async def test_local_bots_are_refereed_in_a_worker_process_and_watched_live(data
         assert [t["turn"]["ms"] for t in turns] == [t["time_ms"] for t in record["turns"]]
         assert events[-1]["result"] == record["result"] and events[-1]["termination"] == record["termination"]
     assert daemon.stop() == 0
+
+
+@pytest.mark.parametrize("flag", ["--http", "--bots"])
+def test_a_taken_port_or_an_unknown_host_is_one_line_naming_the_flag(flag: str, tmp_path: Path) -> None:
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        address = f"127.0.0.1:{taken.getsockname()[1]}"
+        other = "--bots" if flag == "--http" else "--http"
+        result = santorini("serve", flag, address, other, "127.0.0.1:0", data=tmp_path / "d", check=False)
+    assert result.returncode == 1
+    assert result.stderr == f"Error: cannot listen on {flag} {address}: Address already in use\n"
+    if flag == "--bots":
+        unknown = santorini(
+            "serve", "--bots", "no-such-host.invalid:0", "--http", "127.0.0.1:0", data=tmp_path / "d", check=False
+        )
+        assert unknown.returncode == 1 and unknown.stderr.count("\n") == 1
+        assert unknown.stderr.startswith("Error: cannot listen on --bots no-such-host.invalid:0: ")

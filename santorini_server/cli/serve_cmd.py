@@ -80,7 +80,7 @@ def serve(
 
     from ..backends.dask_security import DaskTLS, is_loopback
     from ..dashboard.app import dashboard_app
-    from ..server.daemon import DEFAULT_HTTP_PORT, ServeOptions, parse_host_port
+    from ..server.daemon import DEFAULT_HTTP_PORT, ListenError, ServeOptions, parse_host_port
     from ..server.daemon import serve as run_daemon
     from ..server.store import StoreError
     from .dask_options import checked_address
@@ -116,7 +116,7 @@ def serve(
                 f"--http {options.http[0]} is reachable beyond this machine: pass --public to serve the dashboard there"
             )
         trio.run(run_daemon, options, lambda line: click.echo(line, err=True), None, dashboard_app)
-    except (ValueError, StoreError, PermissionError) as exc:
+    except (ValueError, StoreError, PermissionError, ListenError) as exc:
         raise click.ClickException(str(exc)) from None
     except OSError as exc:
         raise click.ClickException(f"cannot serve: {exc.strerror or exc}") from None
