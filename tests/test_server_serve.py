@@ -425,3 +425,20 @@ def test_a_taken_port_or_an_unknown_host_is_one_line_naming_the_flag(flag: str, 
         )
         assert unknown.returncode == 1 and unknown.stderr.count("\n") == 1
         assert unknown.stderr.startswith("Error: cannot listen on --bots no-such-host.invalid:0: ")
+
+
+@pytest.mark.parametrize(
+    ("command", "url", "reason"),
+    [
+        (["runs"], "http://127.0.0.1:abc", "Invalid port: 'abc'"),
+        (["submit", "x.toml"], "http://[::1", "Invalid port"),
+        (["cancel", "1"], f"http://{'a' * 70}.com", "idna"),
+        (["runs"], "127.0.0.1:8080", "expected http://HOST:PORT or https://HOST:PORT"),
+    ],
+)
+def test_a_malformed_server_url_is_one_line_before_any_request(command: list[str], url: str, reason: str) -> None:
+    result = santorini(*command, "--server", url, check=False)
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    error = [line for line in result.stderr.splitlines() if line.startswith("Error")]
+    assert error == [error[0]] and error[0].startswith(f"Error: Invalid value for '--server': bad server URL {url!r}: ")
+    assert reason in error[0]
