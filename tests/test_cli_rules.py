@@ -98,3 +98,11 @@ def test_a_turn_counter_too_long_for_an_int_is_one_line_in_show_legal_and_perft(
         result = run(*args)
         assert result.exit_code == 1 and isinstance(result.exception, SystemExit), (args, result.exception)
         assert result.output.count("\n") == 1 and "turn field" in result.output, args
+
+
+def test_a_binary_perft_suite_is_one_line_naming_the_file(tmp_path: Path) -> None:
+    suite = tmp_path / "s.tsv"
+    suite.write_bytes(b"\x00\xa7\xff binary \x80" * 30)
+    result = run("perft", "--suite", str(suite))
+    assert result.exit_code == 1 and isinstance(result.exception, SystemExit), result.exception
+    assert result.output == f"Error: {suite}: not a perft suite (not UTF-8 text: invalid start byte at byte 1)\n"
