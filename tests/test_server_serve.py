@@ -442,3 +442,11 @@ def test_a_malformed_server_url_is_one_line_before_any_request(command: list[str
     error = [line for line in result.stderr.splitlines() if line.startswith("Error")]
     assert error == [error[0]] and error[0].startswith(f"Error: Invalid value for '--server': bad server URL {url!r}: ")
     assert reason in error[0]
+
+
+@pytest.mark.parametrize("flag", ["--drain-timeout", "--reconnect-grace"])
+def test_a_duration_that_is_not_a_finite_number_is_refused(flag: str, tmp_path: Path) -> None:
+    result = santorini("serve", flag, "nan", data=tmp_path / "d", check=False)
+    assert result.returncode == 2
+    assert f"Error: Invalid value for '{flag}': 'nan' is not a finite number of seconds" in result.stderr
+    assert not (tmp_path / "d").exists()

@@ -11,6 +11,7 @@ import click
 from ..server.gateway import DEFAULT_BOT_PORT
 from ..server.remote_engine import RECONNECT_GRACE
 from .bot_cmd import DATA_OPTION
+from .options import Seconds
 
 if TYPE_CHECKING:
     from ..backends.dask_security import DaskTLS
@@ -43,11 +44,11 @@ def _cluster(address: str, tls: DaskTLS | None) -> Callable[[TournamentConfig], 
 @click.option("--tls-cert", type=_PEM, help="TLS certificate (PEM) for both ports.")
 @click.option("--tls-key", type=_PEM, help="The certificate's private key (PEM).")
 @click.option(
-    "--drain-timeout", type=click.FloatRange(min=0), default=60.0, show_default=True,
+    "--drain-timeout", type=Seconds(), default=60.0, show_default=True,
     help="Seconds running games get to finish on SIGTERM/Ctrl-C before they are aborted (and replayed after restart).",
 )
 @click.option(
-    "--reconnect-grace", type=click.FloatRange(min=0), default=RECONNECT_GRACE, show_default=True,
+    "--reconnect-grace", type=Seconds(), default=RECONNECT_GRACE, show_default=True,
     help="Seconds a game waits for a disconnected remote bot (never beyond its clock).",
 )
 @click.option(
