@@ -183,3 +183,11 @@ def test_a_time_beyond_the_bound_is_a_one_line_error_naming_it(text: str) -> Non
         parse_tc("movetime=nan")
     with pytest.raises(ValueError, match="at most"):
         parse_engine_spec(f"cmd=./x tc={text}")
+
+
+@pytest.mark.parametrize("each", ["cmd=./x", "greedy", "tc=1+0 name=x", "arg=--fast", "dir=/tmp", "bundled=random"])
+def test_an_each_spec_naming_a_program_is_refused_not_dropped(each: str) -> None:
+    with pytest.raises(ValueError, match=r"^bad --each token '.*': --each gives every engine the same option\.X="):
+        parse_engine_spec(each, allow_partial=True)
+    spec = parse_engine_spec('tc=1+0 "option.Time Buffer=name=x"', allow_partial=True)
+    assert spec.tc == TimeControl(1000) and spec.options == (("Time Buffer", "name=x"),)
