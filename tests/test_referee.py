@@ -236,6 +236,8 @@ async def test_ping_syncs_before_every_go_with_the_position_sent_first() -> None
         (["random", "cmd=./x nmae=mybot"], "Error: Invalid value for 'ENGINE2': bad engine spec token 'nmae=mybot': "
                                             "unknown key 'nmae' (did you mean name=?); known keys: cmd=, name="),
         (["--opening", "junk"], "Error: Invalid value for '--opening': malformed SPS 'junk'"),
+        (["--opening", "mortal/mortal;00000/00000/00000/00000/00000;a1,b2/c3,d4;1;2", "--gods", "apollo/pan"],
+         "Error: --gods apollo/pan disagrees with the opening's gods mortal/mortal"),
     ],
 )
 def test_match_rejects_bad_flags_in_one_line_before_starting_engines(flags: list[str], message: str) -> None:
@@ -243,7 +245,7 @@ def test_match_rejects_bad_flags_in_one_line_before_starting_engines(flags: list
 
     from santorini_server.cli import main
 
-    engines = ["random", "random"] if len(flags) == 2 and flags[0].startswith("--") else []
+    engines = ["random", "random"] if flags[0].startswith("--") else []
     result = CliRunner().invoke(main, ["match", *engines, *flags])
     assert result.exit_code == 2, result.output
     assert message in result.output
