@@ -343,3 +343,10 @@ def test_ctrl_c_stops_the_check_with_one_line_and_no_engine_left(tmp_path: Path)
     assert err.decode().strip().splitlines() == ["interrupted: engine stopped"]
     left = subprocess.run(["pgrep", "-f", marker], capture_output=True, text=True)
     assert left.stdout == ""
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-inf"])
+def test_cli_refuses_a_timeout_that_is_not_a_finite_number(value: str) -> None:
+    result = CliRunner().invoke(main, ["check", "greedy", "--timeout", value])
+    assert result.exit_code == 2 and isinstance(result.exception, SystemExit)
+    assert "Error: Invalid value for '--timeout': " in result.output

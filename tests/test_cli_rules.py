@@ -90,3 +90,19 @@ def test_help_does_not_import_trio_or_the_rules() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=30).stdout
     assert out.strip().splitlines()[-1] == "[]"
+
+
+def test_a_turn_counter_too_long_for_an_int_is_one_line_in_show_legal_and_perft() -> None:
+    sps = "mortal/mortal;00000/00000/00000/00000/00000;a1,b2/c3,d4;1;" + "9" * 5000
+    for args in (["show", sps], ["legal", sps], ["perft", sps, "1"]):
+        result = run(*args)
+        assert result.exit_code == 1 and isinstance(result.exception, SystemExit), (args, result.exception)
+        assert result.output.count("\n") == 1 and "turn field" in result.output, args
+
+
+def test_a_binary_perft_suite_is_one_line_naming_the_file(tmp_path: Path) -> None:
+    suite = tmp_path / "s.tsv"
+    suite.write_bytes(b"\x00\xa7\xff binary \x80" * 30)
+    result = run("perft", "--suite", str(suite))
+    assert result.exit_code == 1 and isinstance(result.exception, SystemExit), result.exception
+    assert result.output == f"Error: {suite}: not a perft suite (not UTF-8 text: invalid start byte at byte 1)\n"

@@ -72,6 +72,7 @@ def test_every_page_answers_with_the_security_headers(daemon: Daemon) -> None:
             assert answer.headers.get(name) == value, (path, name)
     assert http.get("/runs/99").status_code == 404 and "no run 99" in http.get("/runs/99").text
     assert http.get("/runs/x").status_code == 404
+    assert http.get("/runs/99999999999999999999999").status_code == 404  # beyond SQLite's ids
     assert http.get("/bots/nobody").status_code == 404
     assert http.get("/static/dashboard/dashboard.css").headers["content-type"].startswith("text/css")
 

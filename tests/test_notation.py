@@ -19,7 +19,7 @@ from santorini_server.rules import (
     parse_square,
     parse_stn,
 )
-from santorini_server.rules.sps import SpsFields, read_sps
+from santorini_server.rules.sps import MAX_TURN, SpsFields, read_sps
 from santorini_server.rules.squares import BB_ALL
 from santorini_server.rules.stn import first_step_masks
 
@@ -177,3 +177,10 @@ def test_turn_text_prints_as_stn() -> None:
     assert str(parse_stn("b3xc4+b4")) == "b3xc4+b4"
     p = parse_sps("apollo/mortal;00000/00000/00000/00000/00000;b3,d3/c2,c4;1;2")
     assert str(canonical_stn(p, parse_stn("b3-c4+b4"))) == "b3xc4+b4"
+
+
+@pytest.mark.parametrize("turn", [str(MAX_TURN + 1), "9" * 5000])
+def test_a_turn_counter_beyond_the_bound_is_malformed_not_an_int_limit_error(turn: str) -> None:
+    with pytest.raises(MalformedPositionError, match=f"turn field .*: expected a positive integer up to {MAX_TURN}$"):
+        parse_sps(f"mortal/mortal;00000/00000/00000/00000/00000;a1,b2/c3,d4;1;{turn}")
+    assert parse_sps(f"mortal/mortal;00000/00000/00000/00000/00000;a1,b2/c3,d4;1;{MAX_TURN}").turn == MAX_TURN

@@ -243,6 +243,8 @@ async def test_ping_syncs_before_every_go_with_the_position_sent_first() -> None
         (["bundled=greedy name=a\u2028b", "random"], "Error: Invalid value for 'ENGINE1': engine name holds a control "
                                                      "character '\\u2028' at index 1: 'a\\u2028b'"),
         (["random", "cmd='./a\tb'"], "Error: Invalid value for 'ENGINE2': engine name holds a control character '\\t'"),
+        (["--opening", "mortal/mortal;00000/00000/00000/00000/00000;a1,b2/c3,d4;1;2", "--gods", "apollo/pan"],
+         "Error: --gods apollo/pan disagrees with the opening's gods mortal/mortal"),
     ],
 )
 def test_match_rejects_bad_flags_in_one_line_before_starting_engines(flags: list[str], message: str) -> None:
@@ -250,7 +252,7 @@ def test_match_rejects_bad_flags_in_one_line_before_starting_engines(flags: list
 
     from santorini_server.cli import main
 
-    engines = ["random", "random"] if len(flags) == 2 and flags[0].startswith("--") else []
+    engines = ["random", "random"] if flags[0].startswith("--") else []
     result = CliRunner().invoke(main, ["match", *engines, *flags])
     assert result.exit_code == 2, result.output
     assert message in result.output

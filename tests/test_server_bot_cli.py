@@ -217,3 +217,20 @@ def test_backup_then_restore_by_copying_back(tmp_path: Path) -> None:
     assert (data / "records" / "run-1.sgn").read_text() == "[Event \"x\"]\n"
     with Store(data) as store:
         assert StoreAuthenticator(store).authenticate("alpha", token)
+
+
+def test_a_token_file_that_cannot_be_created_leaves_nothing_registered_and_no_token_lost(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    missing = tmp_path / "no-such-dir" / "r.token"
+    refused = santorini("bot", "add", "r", "--remote", "--token-file", missing, "--data", data)
+    one_line_error(refused, "cannot create", str(missing))
+    assert refused.stderr.count("\n") == 1  # not "remote bot r added" first
+    assert not data.exists()
+    out = santorini("bot", "add", "r", "--remote", "--token-file", tmp_path / "r.token", "--data", data)
+    assert out.returncode == 0, out.stderr
+    again = santorini("bot", "add", "r", "--remote", "--token-file", tmp_path / "again.token", "--data", data)
+    one_line_error(again, "exists")
+    assert not (tmp_path / "again.token").exists()  # the refused bot's file is removed again
+    one_line_error(santorini("bot", "token", "r", "--token-file", missing, "--data", data), "cannot create")
+    with Store(data) as store:  # the old token still logs in
+        assert StoreAuthenticator(store).authenticate("r", (tmp_path / "r.token").read_text().strip())

@@ -105,10 +105,13 @@ async def test_bad_bodies_get_400_with_a_message_and_big_ones_413(api: tuple[htt
 
 async def test_unknown_runs_and_games_are_404(api: tuple[httpx.AsyncClient, str, str]) -> None:
     client, admin, _ = api
-    for path in ("/api/runs/7", "/api/runs/x", "/api/games/3", "/api/games/3.sgn", "/api/games/zz"):
+    huge = "9" * 23  # beyond SQLite's 64-bit ids: no such run or game, not an OverflowError (500)
+    for path in ("/api/runs/7", "/api/runs/x", "/api/games/3", "/api/games/3.sgn", "/api/games/zz",
+                 f"/api/runs/{huge}", f"/api/games/{huge}", f"/api/games/{huge}.sgn", f"/api/runs/{2**63}"):
         answer = await client.get(path)
         assert answer.status_code == 404 and answer.json()["error"], path
-    assert (await client.post("/api/runs/7/cancel", headers={"Authorization": f"Bearer {admin}"})).status_code == 404
+    for run in ("7", huge):
+        assert (await client.post(f"/api/runs/{run}/cancel", headers={"Authorization": f"Bearer {admin}"})).status_code == 404
 
 
 async def test_a_flood_of_1000_requests_is_answered_and_no_response_holds_a_token(

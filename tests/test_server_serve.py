@@ -405,3 +405,48 @@ async def test_local_bots_are_refereed_in_a_worker_process_and_watched_live(data
         assert [t["turn"]["ms"] for t in turns] == [t["time_ms"] for t in record["turns"]]
         assert events[-1]["result"] == record["result"] and events[-1]["termination"] == record["termination"]
     assert daemon.stop() == 0
+
+
+@pytest.mark.parametrize("flag", ["--http", "--bots"])
+def test_a_taken_port_or_an_unknown_host_is_one_line_naming_the_flag(flag: str, tmp_path: Path) -> None:
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        address = f"127.0.0.1:{taken.getsockname()[1]}"
+        other = "--bots" if flag == "--http" else "--http"
+        result = santorini("serve", flag, address, other, "127.0.0.1:0", data=tmp_path / "d", check=False)
+    assert result.returncode == 1
+    assert result.stderr == f"Error: cannot listen on {flag} {address}: Address already in use\n"
+    if flag == "--bots":
+        unknown = santorini(
+            "serve", "--bots", "no-such-host.invalid:0", "--http", "127.0.0.1:0", data=tmp_path / "d", check=False
+        )
+        assert unknown.returncode == 1 and unknown.stderr.count("\n") == 1
+        assert unknown.stderr.startswith("Error: cannot listen on --bots no-such-host.invalid:0: ")
+
+
+@pytest.mark.parametrize(
+    ("command", "url", "reason"),
+    [
+        (["runs"], "http://127.0.0.1:abc", "Invalid port: 'abc'"),
+        (["submit", "x.toml"], "http://[::1", "Invalid port"),
+        (["cancel", "1"], f"http://{'a' * 70}.com", "idna"),
+        (["runs"], "127.0.0.1:8080", "expected http://HOST:PORT or https://HOST:PORT"),
+    ],
+)
+def test_a_malformed_server_url_is_one_line_before_any_request(command: list[str], url: str, reason: str) -> None:
+    result = santorini(*command, "--server", url, check=False)
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    error = [line for line in result.stderr.splitlines() if line.startswith("Error")]
+    assert error == [error[0]] and error[0].startswith(f"Error: Invalid value for '--server': bad server URL {url!r}: ")
+    assert reason in error[0]
+
+
+@pytest.mark.parametrize("flag", ["--drain-timeout", "--reconnect-grace"])
+def test_a_duration_that_is_not_a_finite_number_is_refused(flag: str, tmp_path: Path) -> None:
+    result = santorini("serve", flag, "nan", data=tmp_path / "d", check=False)
+    assert result.returncode == 2
+    assert f"Error: Invalid value for '{flag}': 'nan' is not a finite number of seconds" in result.stderr
+    assert not (tmp_path / "d").exists()

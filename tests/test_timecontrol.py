@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from santorini_server.adjudicator import DEFAULT_HARD_DEADLINE_MS, Clock, TimeControl, parse_tc, tc_warnings
+from santorini_server.adjudicator.clock import MAX_TC_SECONDS
 from santorini_server.referee.engine_spec import parse_engine_spec, parse_size
 
 
@@ -168,3 +169,25 @@ def test_an_unknown_engine_spec_key_lists_the_known_ones(text: str, message: str
     with pytest.raises(ValueError) as info:
         parse_engine_spec(text)
     assert str(info.value).endswith(message)
+
+
+@pytest.mark.parametrize(
+    "text", ["9" * 400 + "+0", "1+" + "9" * 400, "9" * 400 + ":00", "movetime=1e400", "hard=inf", "1000000000.001"]
+)
+def test_a_time_beyond_the_bound_is_a_one_line_error_naming_it(text: str) -> None:
+    with pytest.raises(ValueError, match=r"^bad time control part .*: a time is at most 1,000,000,000 s") as info:
+        parse_tc(text)
+    assert "\n" not in str(info.value) and len(str(info.value)) < 250  # the part quoted cut short
+    assert parse_tc("1000000000").base_ms == MAX_TC_SECONDS * 1000
+    with pytest.raises(ValueError, match=r"in 'movetime=nan' \(expected"):
+        parse_tc("movetime=nan")
+    with pytest.raises(ValueError, match="at most"):
+        parse_engine_spec(f"cmd=./x tc={text}")
+
+
+@pytest.mark.parametrize("each", ["cmd=./x", "greedy", "tc=1+0 name=x", "arg=--fast", "dir=/tmp", "bundled=random"])
+def test_an_each_spec_naming_a_program_is_refused_not_dropped(each: str) -> None:
+    with pytest.raises(ValueError, match=r"^bad --each token '.*': --each gives every engine the same option\.X="):
+        parse_engine_spec(each, allow_partial=True)
+    spec = parse_engine_spec('tc=1+0 "option.Time Buffer=name=x"', allow_partial=True)
+    assert spec.tc == TimeControl(1000) and spec.options == (("Time Buffer", "name=x"),)

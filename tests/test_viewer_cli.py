@@ -6,6 +6,7 @@ Bad input is one line and a non-zero exit, and never leaves a partial OUT file b
 from __future__ import annotations
 
 import io
+import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -146,3 +147,16 @@ def test_encode_frame_is_what_archives_hold(records: list[GameRecord]) -> None:
     buffer = io.BytesIO()
     sgn_to_archive(format_sgn_games(records[:1]).splitlines(keepends=True), buffer)
     assert encode_frame(records[0]) in buffer.getvalue()
+
+
+def test_a_time_control_tag_beyond_any_clock_is_text_to_replay_html_and_report(tmp_path: Path, records: list[GameRecord]) -> None:
+    huge = "9" * 400 + "+0"
+    text = re.sub(r'\[TimeControl "[^"]*"\]', f'[TimeControl "{huge}"]', format_sgn_games(records[:1]))
+    source = tmp_path / "huge.sgn"
+    source.write_text(text)
+    out = tmp_path / "huge.html"
+    result = run("replay", str(source), "--html", str(out))
+    assert result.exit_code == 0, result.output
+    assert huge in out.read_text()
+    result = run("report", str(source), "--out", str(tmp_path / "report"))  # its viewer files read the tag too
+    assert result.exit_code == 0, result.output

@@ -27,7 +27,9 @@ import math
 import re
 from dataclasses import dataclass
 
-__all__ = ["TimeControl", "Clock", "parse_tc", "tc_warnings", "DEFAULT_HARD_DEADLINE_MS"]
+from ..rules.errors import quote
+
+__all__ = ["TimeControl", "Clock", "parse_tc", "tc_warnings", "DEFAULT_HARD_DEADLINE_MS", "MAX_TC_SECONDS"]
 
 #: Per-turn hard deadline when nothing else bounds a turn (depth/nodes limits): engines that
 #: ignore the limit must still lose eventually (fastchess#1029 asks for exactly this).
@@ -46,6 +48,13 @@ _COMMA_NUMBER = re.compile(r"(?P<before>^|[^\d.:,])(?P<number>[\d.:]*\d,\d[\d.:]
 #: Base times from this up are suspect (milliseconds or minutes typed where seconds are meant:
 #: ``--tc 2000`` meant as 2 s); every base over an hour is among them.
 SUSPECT_BASE_MS = 1_000_000
+#: Longest time a time control gives (base, increment, movetime, hard): 10**9 s (about 31
+#: years) is 10**12 ms, a whole number exact in a double, JSON, msgpack and any engine's int64.
+MAX_TC_SECONDS = 10**9
+
+
+class _TooLong(ValueError):
+    """A time beyond :data:`MAX_TC_SECONDS` (its own message, not the grammar's)."""
 
 
 def _seconds(text: str) -> float:
@@ -55,7 +64,16 @@ def _seconds(text: str) -> float:
     return float(text)
 
 
-def _ms(seconds: float) -> int:
+def _ms(text: str) -> int:
+    """``text`` seconds in whole ms; beyond the bound (also ``1e400``, which floats to inf) is an error."""
+    try:
+        seconds = _seconds(text)
+    except OverflowError:  # minutes:seconds with a minute count beyond a float
+        seconds = math.inf
+    if math.isnan(seconds):
+        raise ValueError
+    if not seconds <= MAX_TC_SECONDS:
+        raise _TooLong
     return round(seconds * 1000)
 
 
@@ -160,14 +178,14 @@ def _parse_parts(text: str) -> TimeControl:
                 m = _CLOCK_RE.fullmatch(part)
                 if m is None or base is not None:
                     raise ValueError
-                base = _ms(_seconds(m["base"]))
-                inc = _ms(float(m["inc"])) if m["inc"] else 0
+                base = _ms(m["base"])
+                inc = _ms(m["inc"]) if m["inc"] else 0
                 moves = int(m["moves"]) if m["moves"] else None
                 if base <= 0:
                     raise ValueError
             elif key in ("movetime", "st"):
-                movetime = _ms(float(value))
-                if movetime <= 0 or not math.isfinite(movetime):
+                movetime = _ms(value)
+                if movetime <= 0:
                     raise ValueError
             elif key == "depth":
                 depth = int(value)
@@ -178,11 +196,15 @@ def _parse_parts(text: str) -> TimeControl:
                 if nodes < 1:
                     raise ValueError
             elif key == "hard":
-                hard = _ms(float(value))
+                hard = _ms(value)
                 if hard <= 0:
                     raise ValueError
             else:
                 raise ValueError
+        except _TooLong:
+            raise ValueError(
+                f"bad time control part {quote(part)}: a time is at most {MAX_TC_SECONDS:,} s (about 31 years)"
+            ) from None
         except ValueError:
             raise ValueError(
                 f"bad time control part {part!r} in {text!r} "

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -44,16 +46,35 @@ def _open(data_dir: Path, *, create: bool = False) -> Store:
         raise click.ClickException(f"cannot open {data_dir}: {exc.strerror or exc}") from None
 
 
-def _hand_over(name: str, token: str, token_file: Path | None) -> None:
-    """Give the token to the user, once: into a new 0600 file, or alone on stdout."""
+def _create_token_file(token_file: Path | None) -> int | None:
+    """Create the token's new 0600 file before the store changes, so a path that cannot be
+    created leaves nothing registered and no token issued that nobody holds."""
     if token_file is None:
+        return None
+    try:
+        return os.open(token_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except OSError as exc:
+        raise click.ClickException(f"cannot create {token_file}: {exc.strerror or exc}") from None
+
+
+@contextmanager
+def _token_file_removed_on_failure(fd: int | None, token_file: Path | None) -> Iterator[None]:
+    """The file of `_create_token_file` is removed again when the store refuses the change."""
+    try:
+        yield
+    except BaseException:
+        if fd is not None and token_file is not None:
+            os.close(fd)
+            token_file.unlink(missing_ok=True)
+        raise
+
+
+def _hand_over(name: str, token: str, token_file: Path | None, fd: int | None) -> None:
+    """Give the token to the user, once: into its new 0600 file (``fd``), or alone on stdout."""
+    if token_file is None or fd is None:
         click.echo(token)
         click.echo(f"the token of {name} is shown only this once: keep it (santorini bot token {name} replaces it)", err=True)
         return
-    try:
-        fd = os.open(token_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except OSError as exc:
-        raise click.ClickException(f"cannot create {token_file}: {exc.strerror or exc}") from None
     with os.fdopen(fd, "w", encoding="ascii") as file:
         file.write(token + "\n")
     click.echo(f"the token of {name} is in {token_file} (mode 0600); it is not kept anywhere else", err=True)
@@ -82,7 +103,8 @@ def add(name: str, spec: str | None, remote: bool, token_file: Path | None, data
         raise click.UsageError("--token-file goes with --remote (a local bot has no token)")
     if token_file is not None and (token_file.exists() or token_file.is_symlink()):
         raise click.UsageError(f"{token_file} exists: the token goes to a new file")
-    with _open(data_dir, create=True) as store:
+    fd = _create_token_file(token_file)
+    with _token_file_removed_on_failure(fd, token_file), _open(data_dir, create=True) as store:
         try:
             ensure_admin_token(data_dir)
             if spec is not None:
@@ -93,7 +115,7 @@ def add(name: str, spec: str | None, remote: bool, token_file: Path | None, data
         except (ValueError, StoreError, OSError) as exc:
             raise click.ClickException(str(exc)) from None
     click.echo(f"remote bot {added.name} added", err=True)
-    _hand_over(added.name, token, token_file)
+    _hand_over(added.name, token, token_file, fd)
 
 
 @bot.command()
@@ -104,13 +126,14 @@ def token(name: str, token_file: Path | None, data_dir: Path) -> None:
     """Issue a new token for the remote bot NAME: the old one stops working (a revoked bot is reinstated)."""
     if token_file is not None and (token_file.exists() or token_file.is_symlink()):
         raise click.UsageError(f"{token_file} exists: the token goes to a new file")
-    with _open(data_dir) as store:
+    fd = _create_token_file(token_file)
+    with _token_file_removed_on_failure(fd, token_file), _open(data_dir) as store:
         try:
             fresh = store.issue_token(name)
             name = store.bot(name).name
         except StoreError as exc:
             raise click.ClickException(str(exc)) from None
-    _hand_over(name, fresh, token_file)
+    _hand_over(name, fresh, token_file, fd)
 
 
 @bot.command()

@@ -13,7 +13,7 @@ from ..check import CheckResult, ComplianceReport, ComplianceStartError, run_com
 from ..referee.engine_spec import EngineSpec
 from ..rules import GODS, MORTAL
 from .interrupt import INTERRUPTED_STATUS, is_interrupt
-from .options import ENGINE
+from .options import ENGINE, Seconds
 
 __all__ = ["check"]
 
@@ -65,7 +65,7 @@ def _summary(report: ComplianceReport) -> str:
     help="Gods to play a few turns with: all the engine claims, or a comma list.",
 )
 @click.option(
-    "--timeout", type=click.FloatRange(min=0.1), default=10.0, show_default=True,
+    "--timeout", type=Seconds(min=0.1), default=10.0, show_default=True,
     help="Seconds for the handshake and for replies without a clock (go depth, perft, newgame).",
 )
 @click.option("--verbose", "-v", is_flag=True, help="Show the SEI lines of every check, and the engine's stderr.")

@@ -19,8 +19,39 @@ __all__ = ["submit", "runs", "cancel", "TOKEN_ENV"]
 
 TOKEN_ENV = "SANTORINI_ADMIN_TOKEN"
 
+
+
+class _ServerURL(click.ParamType):
+    """The job API's URL, checked before any request: httpx would otherwise end a bad port, an
+    unclosed ``[`` or an over-long host label in a traceback (InvalidURL, UnicodeError)."""
+
+    name = "URL"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
+        reason = _url_problem(str(value))
+        if reason is not None:
+            self.fail(f"bad server URL {value!r}: {reason}", param, ctx)
+        return str(value)
+
+
+def _url_problem(value: str) -> str | None:
+    """What is wrong with a job API URL, or None."""
+    import httpx
+
+    try:
+        url = httpx.URL(value)
+        url.host.encode("idna")
+    except (httpx.InvalidURL, UnicodeError) as exc:
+        return str(exc)
+    if url.scheme not in ("http", "https") or not url.host:
+        return "expected http://HOST:PORT or https://HOST:PORT"
+    if url.port is not None and not 0 < url.port <= 65535:
+        return "the port must be a number from 1 to 65535"
+    return None
+
+
 _SERVER = click.option(
-    "--server", default="http://127.0.0.1:8080", show_default=True, metavar="URL", help="The server's job API."
+    "--server", type=_ServerURL(), default="http://127.0.0.1:8080", show_default=True, help="The server's job API."
 )
 _TOKEN_FILE = click.option(
     "--token-file",

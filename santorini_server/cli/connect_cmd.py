@@ -12,7 +12,7 @@ from ..process import EngineStartError
 from ..referee.engine_spec import EngineSpec
 from ..server.bridge import Backoff, LoginRefused, parse_server_url, read_token, run_bridge
 from .interrupt import INTERRUPTED_STATUS, is_interrupt
-from .options import ENGINE
+from .options import ENGINE, Seconds
 
 __all__ = ["connect"]
 
@@ -30,7 +30,7 @@ __all__ = ["connect"]
     help="CA certificate for tls:// (default: the system's).",
 )
 @click.option(
-    "--max-delay", type=click.FloatRange(0.1), default=30.0, show_default=True,
+    "--max-delay", type=Seconds(min=0.1), default=30.0, show_default=True,
     help="Longest wait between reconnections, seconds.",
 )
 def connect(server: str, engine: EngineSpec, name: str, token_file: str, ca: str | None, max_delay: float) -> None:

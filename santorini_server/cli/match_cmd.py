@@ -48,13 +48,17 @@ def seat_count(players: int | None, gods: tuple[str, ...] | None, opening: str |
     given (they must agree), else two.
 
     Raises:
-        click.UsageError: two of them disagree (one line naming both).
+        click.UsageError: two of them disagree, or ``--gods`` differs from the opening's gods
+            (one line naming both).
     """
     said = [(f"--players {players}", players)] if players is not None else []
     if gods is not None:
         said.append((f"--gods {'/'.join(gods)}", len(gods)))
     if opening is not None:
-        said.append(("--opening", Position.from_sps(opening).nseats))
+        start = Position.from_sps(opening)
+        if gods is not None and gods != start.gods:  # the opening's gods are the game's (as in play)
+            raise click.UsageError(f"--gods {'/'.join(gods)} disagrees with the opening's gods {'/'.join(start.gods)}")
+        said.append(("--opening", start.nseats))
     for other, m in said[1:]:
         if m != said[0][1]:
             raise click.UsageError(f"{said[0][0]} means {said[0][1]} seats but {other} means {m}")

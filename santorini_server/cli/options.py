@@ -3,6 +3,7 @@ flag reads the same as a bad record (one line, the input quoted)."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -13,7 +14,7 @@ from ..referee.engine_spec import EngineSpec, parse_engine_spec
 from ..rules import NotationError, parse_sps
 from ..rules.gods import check_matchup
 
-__all__ = ["ENGINE", "TC", "GODS", "SPS", "warn_time_controls"]
+__all__ = ["ENGINE", "TC", "GODS", "SPS", "Seconds", "warn_time_controls"]
 
 
 class _Parsed(click.ParamType):
@@ -51,6 +52,22 @@ ENGINE = _Parsed("ENGINE", parse_engine_spec, ValueError, EngineSpec)
 TC = _Parsed("TC", parse_tc, ValueError, TimeControl)
 GODS = _Parsed("G1/G2", _parse_gods, ValueError, tuple)
 SPS = _Parsed("SPS", lambda value: parse_sps(value).sps(), NotationError)
+
+
+class Seconds(click.FloatRange):
+    """A duration flag in seconds, at least ``min``: click's FloatRange lets ``nan`` through
+    (it fails no comparison) and ``inf``, which no timeout, grace or delay here means."""
+
+    name = "seconds"
+
+    def __init__(self, min: float = 0) -> None:
+        super().__init__(min=min)
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        seconds = super().convert(value, param, ctx)
+        if not math.isfinite(seconds):
+            self.fail(f"{value!r} is not a finite number of seconds", param, ctx)
+        return seconds
 
 
 def warn_time_controls(*tcs: TimeControl | None) -> None:

@@ -139,9 +139,15 @@ def perft(sps: str | None, depth: int | None, divide: bool, suite: Path | None) 
 
 
 def _run_suite(path: Path) -> int:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise click.ClickException(f"cannot read {path}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise click.ClickException(f"{path}: not a perft suite (not UTF-8 text: {exc.reason} at byte {exc.start})") from None
     failures = 0
     cases = 0
-    for lineno, raw in enumerate(path.read_text().splitlines(), 1):
+    for lineno, raw in enumerate(text.splitlines(), 1):
         line = raw.split("#", 1)[0].strip()
         if not line:
             continue

@@ -11,6 +11,7 @@ import click
 from ..server.gateway import DEFAULT_BOT_PORT
 from ..server.remote_engine import RECONNECT_GRACE
 from .bot_cmd import DATA_OPTION
+from .options import Seconds
 
 if TYPE_CHECKING:
     from ..backends.dask_security import DaskTLS
@@ -43,11 +44,11 @@ def _cluster(address: str, tls: DaskTLS | None) -> Callable[[TournamentConfig], 
 @click.option("--tls-cert", type=_PEM, help="TLS certificate (PEM) for both ports.")
 @click.option("--tls-key", type=_PEM, help="The certificate's private key (PEM).")
 @click.option(
-    "--drain-timeout", type=click.FloatRange(min=0), default=60.0, show_default=True,
+    "--drain-timeout", type=Seconds(), default=60.0, show_default=True,
     help="Seconds running games get to finish on SIGTERM/Ctrl-C before they are aborted (and replayed after restart).",
 )
 @click.option(
-    "--reconnect-grace", type=click.FloatRange(min=0), default=RECONNECT_GRACE, show_default=True,
+    "--reconnect-grace", type=Seconds(), default=RECONNECT_GRACE, show_default=True,
     help="Seconds a game waits for a disconnected remote bot (never beyond its clock).",
 )
 @click.option(
@@ -80,7 +81,7 @@ def serve(
 
     from ..backends.dask_security import DaskTLS, is_loopback
     from ..dashboard.app import dashboard_app
-    from ..server.daemon import DEFAULT_HTTP_PORT, ServeOptions, parse_host_port
+    from ..server.daemon import DEFAULT_HTTP_PORT, ListenError, ServeOptions, parse_host_port
     from ..server.daemon import serve as run_daemon
     from ..server.store import StoreError
     from .dask_options import checked_address
@@ -116,7 +117,7 @@ def serve(
                 f"--http {options.http[0]} is reachable beyond this machine: pass --public to serve the dashboard there"
             )
         trio.run(run_daemon, options, lambda line: click.echo(line, err=True), None, dashboard_app)
-    except (ValueError, StoreError, PermissionError) as exc:
+    except (ValueError, StoreError, PermissionError, ListenError) as exc:
         raise click.ClickException(str(exc)) from None
     except OSError as exc:
         raise click.ClickException(f"cannot serve: {exc.strerror or exc}") from None

@@ -29,6 +29,7 @@ from typing import NamedTuple
 
 import msgspec
 
+from ..rules.sps import MAX_TURN
 from ..termination import Termination
 
 __all__ = [
@@ -112,9 +113,8 @@ _SPS_RE = re.compile(
     rf"(?P<gods>{_GOD}(?:/{_GOD}){{1,3}});(?P<board>[0-4]{{5}}(?:/[0-4]{{5}}){{4}});"
     rf"(?P<workers>{_SIDE}(?:/{_SIDE}){{1,2}});(?P<stm>[1-4]);(?P<turn>[1-9][0-9]*)"
 )
-# A turn counter beyond this is not a game (games end within ~100 turns); the bound keeps move
-# numbers small integers.
-_MAX_START_TURN = 10**9 - 1
+# A turn counter beyond this is not a game: the SPS parser's bound.
+_MAX_START_TURN = MAX_TURN
 _GODS_RE = re.compile(r"[a-z]+(?:/[a-z]+){1,3}")
 _GAME_NUMBER_RE = re.compile(r"[1-9][0-9]{0,17}")
 # Unicode categories that cannot appear in a tag value or comment: control characters (they

@@ -106,6 +106,24 @@ def _unknown_key(key: str) -> str:
     return f"unknown key {key!r}{guess}; {_KNOWN_KEYS}"
 
 
+#: What names one engine and its program: an ``--each`` spec (the settings every engine shares) cannot hold it.
+_ENGINE_ONLY_KEYS = ("cmd", "name", "arg", "dir", "bundled")
+
+
+def _refuse_engine_keys(text: str) -> None:
+    """An ``--each`` token that names a program would be silently dropped: refuse it instead."""
+    try:
+        tokens = shlex.split(text)
+    except ValueError:
+        return  # the parser reports it
+    for token in tokens:
+        if token in _BUNDLED_MODULES or token.partition("=")[0] in _ENGINE_ONLY_KEYS:
+            raise ValueError(
+                f"bad --each token {token!r}: --each gives every engine the same option.X=, tc=, timemargin=, "
+                "limit.memory=, limit.cpu= or restart=, not a program or name"
+            )
+
+
 def parse_engine_spec(text: str, *, allow_partial: bool = False) -> EngineSpec:
     """Parse a bundled engine name or a ``key=value`` spec.
 
@@ -116,6 +134,8 @@ def parse_engine_spec(text: str, *, allow_partial: bool = False) -> EngineSpec:
         ValueError: one line naming the bad token and what was expected.
     """
     text = text.strip()
+    if allow_partial:
+        _refuse_engine_keys(text)
     if text in _BUNDLED_MODULES:
         return EngineSpec(name=text, argv=tuple(bundled_argv(text)), bundled=text)
     try:

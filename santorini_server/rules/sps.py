@@ -20,23 +20,29 @@ from .squares import SQUARE_NAMES, parse_square, scan
 if TYPE_CHECKING:
     from .position import Position
 
-__all__ = ["START_SPS", "SpsFields", "read_sps", "format_sps", "invalid_sps"]
+__all__ = ["START_SPS", "MAX_TURN", "SpsFields", "read_sps", "format_sps", "invalid_sps"]
 
 START_SPS = "mortal/mortal;00000/00000/00000/00000/00000;-/-;1;1"
+
+#: Largest turn counter an SPS may hold (games end within ~100 turns): it keeps the counter a
+#: small integer, and a long digit string from reaching Python's int-string limit (a traceback).
+#: The record reader bounds a ``Start`` tag's counter by it too.
+MAX_TURN = 10**9 - 1
+_TURN = rf"[1-9][0-9]{{0,{len(str(MAX_TURN)) - 1}}}"
 
 _SQ = r"[a-e][1-5]"
 _GOD = r"[a-z]+(?:\[[a-z0-9,]*\])?"
 _GROUP = rf"(?:-|x|{_SQ},{_SQ})"
 _SPS_RE = re.compile(
     rf"(?P<gods>{_GOD}(?:/{_GOD}){{1,3}});(?P<board>[0-4]{{5}}(?:/[0-4]{{5}}){{4}});"
-    rf"(?P<workers>{_GROUP}(?:/{_GROUP}){{1,3}});(?P<stm>[1-4]);(?P<turn>[1-9][0-9]*)"
+    rf"(?P<workers>{_GROUP}(?:/{_GROUP}){{1,3}});(?P<stm>[1-4]);(?P<turn>{_TURN})"
 )
 _FIELD_RES = [
     ("gods", re.compile(rf"{_GOD}(?:/{_GOD}){{1,3}}"), "GOD/GOD, one god per seat (2-4), e.g. mortal/athena"),
     ("board", re.compile(r"[0-4]{5}(?:/[0-4]{5}){4}"), "five rows of five digits 0-4 separated by '/'"),
     ("workers", re.compile(rf"{_GROUP}(?:/{_GROUP}){{1,3}}"), "groups 'sq,sq' or '-' separated by '/', e.g. b3,d3/c2,c4"),
     ("side to move", re.compile(r"[1-4]"), "a seat number 1-4"),
-    ("turn", re.compile(r"[1-9][0-9]*"), "a positive integer"),
+    ("turn", re.compile(_TURN), f"a positive integer up to {MAX_TURN}"),
 ]
 _GOD_STATE_RE = re.compile(r"(?P<name>[a-z]+)(?:\[(?P<state>[a-z0-9,]*)\])?")
 

@@ -44,7 +44,7 @@ if TYPE_CHECKING:
     from ..tournament.runner import Backend
 from .tokens import ADMIN_TOKEN_FILE, ensure_admin_token
 
-__all__ = ["ServeOptions", "WebContext", "AppFactory", "serve", "DEFAULT_HTTP_PORT", "parse_host_port"]
+__all__ = ["ServeOptions", "WebContext", "AppFactory", "serve", "DEFAULT_HTTP_PORT", "parse_host_port", "ListenError"]
 
 _log = structlog.get_logger("santorini.serve")
 
@@ -64,6 +64,23 @@ def parse_host_port(text: str, default_port: int) -> tuple[str, int]:
     if not port.isdigit() or not 0 <= int(port) <= 65535:
         raise ValueError(f"bad address {text!r}: the port must be a number from 0 to 65535")
     return host, int(port)
+
+
+class ListenError(OSError):
+    """A port that cannot be opened (taken, or a host that does not resolve).  Raised bare, not
+    in the nursery's ExceptionGroup, and naming the flag and address, so ``serve`` says one line."""
+
+
+def _format_address(host: str, port: int) -> str:
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+
+
+def _listen_error(group: BaseExceptionGroup[OSError], flag: str, address: tuple[str, int]) -> ListenError:
+    first: BaseException = group
+    while isinstance(first, BaseExceptionGroup):
+        first = first.exceptions[0]
+    reason = first.strerror if isinstance(first, OSError) and first.strerror else str(first)
+    return ListenError(f"cannot listen on {flag} {_format_address(*address)}: {reason}")
 
 
 @dataclass(frozen=True)
@@ -151,7 +168,7 @@ async def serve(
     )
     tls = _tls_context(options)
     config = Config()
-    config.bind = [f"[{options.http[0]}]:{options.http[1]}" if ":" in options.http[0] else f"{options.http[0]}:{options.http[1]}"]
+    config.bind = [_format_address(*options.http)]
     config.accesslog = None
     config.errorlog = None
     config.graceful_timeout = 1.0
@@ -159,32 +176,45 @@ async def serve(
         config.certfile, config.keyfile = str(options.tls_cert), str(options.tls_key) if options.tls_key else None
     web = WebContext(store, registry, scheduler, hub, admin_token, secure=tls is not None)
     app = app_factory(web) if app_factory is not None else create_app(store, registry, scheduler, admin_token)
+    failure: ListenError | None = None
     try:
         async with trio.open_nursery() as nursery:
             nursery.start_soon(_signals, drain)
             nursery.start_soon(hub.run)  # the live viewers' fan-out, off the games' tasks
-            listeners = await nursery.start(partial(serve_bots, gateway, options.bots[1], host=options.bots[0], ssl_context=tls))
-            bot_port = listeners[0].socket.getsockname()[1]
-            bound = await nursery.start(_http, hypercorn_serve, app, config, drain)
-            await nursery.start(scheduler.serve)
-            if ladder is not None:
-                await nursery.start(ladder.serve)
-            say(
-                f"santorini serve: API {bound[0]}, bots {'tls' if tls else 'tcp'}://{options.bots[0]}:{bot_port}, "
-                f"data {options.data}, admin token in {options.data / ADMIN_TOKEN_FILE} "
-                f"(ready in {time.monotonic() - begun:.3f} s)"
-            )
-            _log.info("serving", http=bound, bots=bot_port, data=str(options.data))
-            await drain.wait()
-            _log.info("draining", timeout=options.drain_timeout)
-            # the scheduler ends its run (games finish or are cancelled at the timeout); then the rest
-            await scheduler.stopped.wait()
-            if ladder is not None:
-                await ladder.stopped.wait()
-            nursery.cancel_scope.cancel()
+            try:
+                listeners = await nursery.start(
+                    partial(serve_bots, gateway, options.bots[1], host=options.bots[0], ssl_context=tls)
+                )
+            except* OSError as group:
+                failure = _listen_error(group, "--bots", options.bots)
+            if failure is None:
+                bot_port = listeners[0].socket.getsockname()[1]
+                try:
+                    bound = await nursery.start(_http, hypercorn_serve, app, config, drain)
+                except* OSError as group:
+                    failure = _listen_error(group, "--http", options.http)
+            if failure is None:
+                await nursery.start(scheduler.serve)
+                if ladder is not None:
+                    await nursery.start(ladder.serve)
+                say(
+                    f"santorini serve: API {bound[0]}, bots {'tls' if tls else 'tcp'}://{options.bots[0]}:{bot_port}, "
+                    f"data {options.data}, admin token in {options.data / ADMIN_TOKEN_FILE} "
+                    f"(ready in {time.monotonic() - begun:.3f} s)"
+                )
+                _log.info("serving", http=bound, bots=bot_port, data=str(options.data))
+                await drain.wait()
+                _log.info("draining", timeout=options.drain_timeout)
+                # the scheduler ends its run (games finish or are cancelled at the timeout); then the rest
+                await scheduler.stopped.wait()
+                if ladder is not None:
+                    await ladder.stopped.wait()
+            nursery.cancel_scope.cancel()  # on a failure to listen, the other port closes too
     finally:
         authenticator.close()
         store.close()
+    if failure is not None:
+        raise failure
     say("santorini serve: stopped")
 
 

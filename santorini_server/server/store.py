@@ -167,6 +167,16 @@ class BotHasGames(StoreError):
     """The bot has played: its games name it, so it can be revoked but not removed."""
 
 
+#: Largest id SQLite can hold (a signed 64-bit INTEGER); binding a larger int is an OverflowError.
+_MAX_ROWID = 2**63 - 1
+
+
+def _is_rowid(value: int) -> bool:
+    """Whether ``value`` can be a row's id: an id from a URL beyond SQLite's range names no run
+    or game (404), rather than an OverflowError (500) in the query."""
+    return 0 < value <= _MAX_ROWID
+
+
 class NoSuchRun(StoreError):
     """No run with that id."""
 
@@ -545,6 +555,8 @@ class Store:
             return self._find_run(conn, cast(int, cursor.lastrowid))
 
     def _find_run(self, conn: sqlite3.Connection, run_id: int) -> Run:
+        if not _is_rowid(run_id):
+            raise NoSuchRun(f"no run {run_id}")
         row = conn.execute(f"SELECT {self._RUN_COLUMNS} FROM runs WHERE id = ?", (run_id,)).fetchone()
         if row is None:
             raise NoSuchRun(f"no run {run_id}")
@@ -641,6 +653,8 @@ class Store:
         )
 
     def _find_game(self, conn: sqlite3.Connection, game_id: int) -> Game:
+        if not _is_rowid(game_id):
+            raise NoSuchGame(f"no game {game_id}")
         row = conn.execute(f"SELECT {self._GAME_COLUMNS} FROM games WHERE id = ?", (game_id,)).fetchone()
         if row is None:
             raise NoSuchGame(f"no game {game_id}")
