@@ -84,7 +84,7 @@ async def test_bad_bodies_get_400_with_a_message_and_big_ones_413(api: tuple[htt
         # the event is every record's Event tag: the record layer's rule, not a failed run
         b'{"engines": ["a", "b"], "event": "a\\nb"}': "tag Event holds a control character '\\n'",
         b'{"engines": ["a", "b"], "event": "a\\u2028b"}': "tag Event holds a control character '\\u2028'",
-        b'{"engines": ["a", "b"], "each": "name=x\\u0007"}': "engine name holds a control character '\\x07'",
+        b'{"engines": ["a", "b"], "each": "name=x\\u0007"}': "--each gives every engine the same option",
     }
     for body, message in cases.items():
         answer = await client.post("/api/runs", content=body, headers=auth)
