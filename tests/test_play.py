@@ -190,6 +190,24 @@ def test_an_engine_that_cannot_start_is_a_one_line_error(tmp_path: Path) -> None
     assert list(tmp_path.iterdir()) == []  # no empty game file left behind
 
 
+def test_an_out_file_that_cannot_be_appended_to_is_refused_before_the_game(tmp_path: Path) -> None:
+    first = tmp_path / "first.sgn"
+    play(tmp_path, "b3,d3\n", "--out", str(first))
+    game = first.read_text(encoding="utf-8")
+    damaged = tmp_path / "damaged.sgn"  # game 2 of 3 is damaged: appending after it would hide the new game
+    damaged.write_text(game + game.replace('[Gods "mortal/mortal"]', '[Gods "zz"]') + game, encoding="utf-8")
+    line = game.count("\n") + 1
+    notes = tmp_path / "notes.txt"
+    notes.write_text("notes\n")
+    for out, fragment in ((damaged, f"Error: {damaged}: game 2 (from line {line}) does not parse: "),
+                          (notes, f"Error: {notes} is not an SGN file: line 1, column 1: ")):
+        before = out.read_bytes()
+        proc, _ = play(tmp_path, "b3,d3\n", "--out", str(out))
+        assert proc.returncode == 1 and "place both workers" not in proc.stdout
+        assert proc.stderr.startswith(fragment) and proc.stderr.count("\n") == 1, proc.stderr
+        assert out.read_bytes() == before
+
+
 # --- the pure helpers ----------------------------------------------------------------------
 
 

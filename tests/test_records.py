@@ -28,6 +28,7 @@ from santorini_server.records import (
     ArchiveWriter,
     Conversion,
     CorruptFrame,
+    DeferredSgnWriter,
     GameRecord,
     RecordError,
     ResultsWriter,
@@ -770,6 +771,72 @@ def test_sgn_writer_cuts_half_utf8(tmp_path: pathlib.Path) -> None:
     with SgnWriter(path) as w:
         assert w.recovered is not None and "half-written game" in w.recovered.reason
     assert path.read_text(encoding="utf-8") == format_sgn_games(THREE[:1])
+
+
+def _bad_gods(game: str) -> str:
+    return re.sub(r'\[Gods "[^"]*"\]', '[Gods "zz"]', game, count=1)
+
+
+@pytest.mark.parametrize("bad", [0, 1, 2])
+@pytest.mark.parametrize("ending", ["\n\n", "\n", ""])
+def test_sgn_writer_refuses_a_damaged_game_that_is_not_a_torn_tail(tmp_path: pathlib.Path, bad: int, ending: str) -> None:
+    """Reading stops at a malformed game, so games appended after it would be lost from view:
+    only a last game cut short by a crash is cut; any other damage is refused, the file kept."""
+    games = [format_sgn(r) + "\n" for r in THREE]
+    games[bad] = _bad_gods(games[bad])
+    path = tmp_path / "games.sgn"
+    data = "".join(games).removesuffix("\n\n").encode() + ending.encode()
+    path.write_bytes(data)
+    line = 1 + "".join(games[:bad]).count("\n")
+    message = rf"^{re.escape(str(path))}: game {bad + 1} \(from line {line}\) does not parse: line \d+, column 7: Gods "
+    for writer in (SgnWriter, DeferredSgnWriter):
+        with pytest.raises(RecordError, match=message) as caught:
+            writer(path)
+        assert "refusing to append" in str(caught.value) and "\n" not in str(caught.value)
+        assert path.read_bytes() == data
+
+
+def test_sgn_writer_refuses_damage_before_a_torn_tail_and_text_after_the_games(tmp_path: pathlib.Path) -> None:
+    games = [format_sgn(r) + "\n" for r in THREE]
+    path = tmp_path / "games.sgn"
+    torn = (games[0] + _bad_gods(games[1]) + games[2][:40]).encode()
+    path.write_bytes(torn)
+    with pytest.raises(RecordError, match=r"game 2 \(from line \d+\) does not parse"):
+        SgnWriter(path)
+    assert path.read_bytes() == torn
+    for junk in (b"notes\n", b"\n\nnotes", b'notes\n[Event "x"]\n'):
+        data = "".join(games).encode() + junk
+        path.write_bytes(data)
+        with pytest.raises(RecordError, match=rf"^{re.escape(str(path))}: the text after game 3 is not SGN: line \d+"):
+            SgnWriter(path)
+        assert path.read_bytes() == data
+    path.write_bytes(b"notes\n" + "".join(games).encode())
+    with pytest.raises(RecordError, match=rf"^{re.escape(str(path))} is not an SGN file: line 1, column 1: "):
+        SgnWriter(path)
+
+
+def test_sgn_writer_appends_to_any_sgn_the_reader_reads(tmp_path: pathlib.Path) -> None:
+    """Non-canonical SGN (CRLF, blank lines between tags, a BOM) is appended to, nothing cut;
+    so is a file of blank lines."""
+    path = tmp_path / "games.sgn"
+    text = "\ufeff" + format_sgn_games(THREE).replace('"]\n[', '"]\n\n[').replace("\n", "\r\n")
+    data = text.encode()
+    path.write_bytes(data)
+    with SgnWriter(path) as w:
+        assert w.recovered is None
+        w.append(THREE[0])
+    assert path.read_bytes().startswith(data)
+    with open(path, encoding="utf-8") as f:
+        assert list(iter_sgn(f)) == [*THREE, THREE[0]]
+    path.write_bytes(b"\n \n")
+    with SgnWriter(path) as w:
+        w.append(THREE[0])
+    assert parse_sgn(path.read_text(encoding="utf-8")) == [THREE[0]]
+    # a cut inside the first game of a file: the whole file was the torn write
+    path.write_bytes(format_sgn(THREE[1]).encode()[:-9])
+    with SgnWriter(path) as w:
+        assert w.recovered is not None and w.recovered.offset == 0
+    assert path.read_bytes() == b""
 
 
 def test_results_writer(tmp_path: pathlib.Path) -> None:

@@ -142,6 +142,39 @@ def test_match_command_writes_sgn_that_replays(tmp_path) -> None:  # type: ignor
         replay(record)
 
 
+def test_match_refuses_an_out_file_it_cannot_append_to_before_any_game(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """A game that does not parse and is not a torn last one, or a file that is not SGN: one
+    line naming the file (and the game), exit 1, no engine started, the file untouched."""
+    import re
+    import subprocess
+
+    def match_to(out):  # type: ignore[no-untyped-def]
+        return subprocess.run(
+            [PY, "-m", "santorini_server.cli", "match", gallery("instant", name="A"), gallery("instant", name="B"),
+             "--games", "2", "--tc", "5+0.05", "--out", str(out)],
+            capture_output=True, text=True, timeout=60,
+        )
+
+    good = tmp_path / "games.sgn"
+    assert match_to(good).returncode == 0
+    text = good.read_text()
+    damaged = tmp_path / "damaged.sgn"
+    damaged.write_text(re.sub(r'\[Gods "[^"]*"\]', '[Gods "zz"]', text, count=1))
+    notes = tmp_path / "notes.txt"
+    notes.write_text("notes\n")
+    for out, fragment in ((damaged, f"Error: {damaged}: game 1 (from line 1) does not parse: line 8, column 7: "),
+                          (notes, f"Error: {notes} is not an SGN file: line 1, column 1: ")):
+        before = out.read_bytes()
+        proc = match_to(out)
+        assert proc.returncode == 1 and proc.stdout == ""
+        assert proc.stderr.startswith(fragment) and proc.stderr.count("\n") == 1, proc.stderr
+        assert out.read_bytes() == before
+    torn = tmp_path / "torn.sgn"  # a last game cut short by a crash is cut off, as ever
+    torn.write_text(text[: len(text) - 30])
+    assert match_to(torn).returncode == 0
+    assert len(parse_sgn(torn.read_text())) == 3
+
+
 @pytest.mark.parametrize(
     ("mode", "limit", "fragment"),
     [("cpu", "limit.cpu=1", "CPU limit of 1 s"), ("memory", "limit.memory=200M", "memory limit of 200 MiB")],

@@ -499,6 +499,30 @@ def test_replay_with_no_readable_game_prints_the_error_alone(tmp_path: Path) -> 
         )
 
 
+def test_an_archive_with_no_readable_game_is_one_error_line(tmp_path: Path) -> None:
+    """Every frame damaged, or only garbage after a frame header: the damage is warned of, then
+    one Error: line and exit 1 (SPEC.md section 14.2), as for SGN; convert leaves no OUT."""
+    frames = [bytearray(encode_frame(r)) for r in three_games()]
+    for frame in frames:
+        frame[30] ^= 0xFF  # each payload's checksum fails
+    every = tmp_path / "every.msgpack"
+    every.write_bytes(b"".join(frames))
+    garbage = tmp_path / "garbage.msgpack"
+    garbage.write_bytes(encode_frame(sample())[:16] + b"garbage" * 20)
+    for path in (every, garbage):
+        for args in (("replay", str(path)), ("replay", "--check", str(path))):
+            code, out, err = invoke(*args)
+            assert code == 1 and out == "", (args, out)
+            *warnings, error = err.splitlines()
+            assert len(warnings) == 1 and warnings[0].startswith("warning: ")
+            assert error == f"Error: {path} holds no readable game (1 damaged region skipped)"
+    dest = tmp_path / "rescued.sgn"
+    code, out, err = invoke("convert", str(every), str(dest))
+    assert code == 1 and out == ""
+    assert err.splitlines()[-1] == f"Error: {every} holds no readable game (1 damaged region skipped; nothing converted)"
+    assert not dest.exists() and not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+
+
 def test_replay_and_convert_read_a_game_without_its_roster_tags_and_convert_writes_them(tmp_path: Path) -> None:
     lacking = tmp_path / "lacking.sgn"
     lacking.write_text(SAMPLE.replace('[Site "local"]\n', "").replace('[Date "2025.06.01"]\n', ""))

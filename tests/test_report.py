@@ -424,3 +424,16 @@ def test_bad_input_to_santorini_report_is_one_line(tmp_path: Path) -> None:
     bad.unlink()
     result = report(tmp_path)
     assert result.exit_code == 1 and "holds no games.msgpack or games.sgn" in result.stderr
+
+
+def test_santorini_report_never_writes_over_its_records(tmp_path: Path) -> None:
+    from tests.test_records import SAMPLE
+
+    (tmp_path / "games").mkdir()
+    for name, out in ((REPORT, []), (REPORT, ["--out", str(tmp_path)]), ("games/0001-0100.html", ["--out", str(tmp_path)])):
+        records = tmp_path / name  # a record file named as a file the report writes
+        records.write_text(SAMPLE, encoding="utf-8")
+        result = CliRunner().invoke(main, ["report", str(records), *out])
+        assert result.exit_code == 1, result.output
+        assert result.stderr == f"Error: {records} is a file the report writes: choose another folder with --out DIR\n"
+        assert records.read_text(encoding="utf-8") == SAMPLE

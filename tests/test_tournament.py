@@ -305,6 +305,16 @@ def test_toml_config_and_openings_file(tmp_path: Path) -> None:
     assert proc.returncode != 0 and "bad.txt:1" in proc.stderr
 
 
+def test_an_openings_file_that_is_not_text_is_one_line_naming_it(tmp_path: Path) -> None:
+    binary = tmp_path / "openings.bin"
+    binary.write_bytes(b"mortal/mortal;00000/00000/00000/00000/00000;b3,d3/c2,c4;1;2\n\x89SGR\xff\n")
+    result = CliRunner().invoke(main, ["tournament", "-e", "random", "-e", "greedy", "--openings", str(binary),
+                                       "--out", str(tmp_path / "t")])
+    assert result.exit_code == 1 and not (tmp_path / "t").exists()
+    assert result.stderr == (f"Error: {binary}:2: not UTF-8 text (invalid start byte at byte 60); an openings file "
+                             "holds one SPS a line\n")
+
+
 # --- settings: flags, the --config file, defaults, the saved form -------------------------------
 
 

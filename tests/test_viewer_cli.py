@@ -116,6 +116,33 @@ def test_replay_html_refuses_unreadable_and_corrupt_files_without_writing(tmp_pa
     assert not out.exists() and not list(tmp_path.glob(".out.html.*"))
 
 
+def test_replay_html_and_show_svg_replace_an_existing_file_only_with_force(tmp_path: Path, records: list[GameRecord]) -> None:
+    """As convert: an existing OUT is refused without --force; the input itself never."""
+    source = sgn_file(tmp_path, records)
+    kept = source.read_bytes()
+    out = tmp_path / "out.html"
+    out.write_text("keep me")
+    one_line_error(run("replay", str(source), "--html", str(out)), f"{out} exists: pass --force to replace it")
+    assert out.read_text() == "keep me"
+    assert run("replay", str(source), "--html", str(out), "--force").exit_code == 0
+    assert out.read_text().startswith("<!doctype html>")
+    link = tmp_path / "link.sgn"
+    link.symlink_to(source)
+    for target in (source, link):
+        for force in ([], ["--force"]):
+            one_line_error(run("replay", str(source), "--html", str(target), *force), "is the input file")
+    assert source.read_bytes() == kept
+    one_line_error(run("replay", str(source), "--force"), "--force goes with --html OUT")
+    picture = tmp_path / "pos.svg"
+    picture.write_text("keep me")
+    one_line_error(run("show", SPS, "--svg", str(picture)), f"{picture} exists: pass --force to replace it")
+    assert picture.read_text() == "keep me"
+    assert run("show", SPS, "--svg", str(picture), "-f").exit_code == 0
+    assert picture.read_text().startswith("<svg")
+    one_line_error(run("show", SPS, "--force"), "go with --svg")
+    assert not list(tmp_path.glob(".*.tmp"))
+
+
 def test_replay_without_html_still_takes_one_game(tmp_path: Path, records: list[GameRecord]) -> None:
     source = sgn_file(tmp_path, records)
     result = run("replay", str(source), "--game", "2", "--no-board")

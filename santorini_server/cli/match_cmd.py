@@ -9,7 +9,7 @@ import click
 import trio
 
 from ..adjudicator import TimeControl
-from ..records import ArchiveError, DeferredSgnWriter
+from ..records import ArchiveError, DeferredSgnWriter, RecordError
 from ..referee.engine import EngineFailure
 from ..referee.engine_spec import EngineSpec
 from ..referee.iolog import make_io_log
@@ -131,6 +131,8 @@ def match(
             writer = DeferredSgnWriter(out)  # the file appears with the first game
         except (OSError, ArchiveError) as exc:
             raise click.ClickException(f"cannot write {out}: {exc}") from None
+        except RecordError as exc:  # what the file holds is not SGN to append to (the message names it)
+            raise click.ClickException(str(exc)) from None
     if gods is None:  # an opening brings its gods (two seats: checked against mortal, as ever)
         gods = Position.from_sps(opening).gods if opening and seats > 2 else DEFAULT_GODS[seats]
     config = MatchConfig(specs, games, tc, gods, opening, ping)

@@ -29,7 +29,7 @@ import click
 import trio
 
 from ..adjudicator import Abort, Adjudicator, Answer, GameSetup, Outcome, Request, Resignation, TimeControl
-from ..records import GameRecord, RecordError, SgnWriter
+from ..records import ArchiveError, GameRecord, RecordError, SgnWriter
 from ..referee.engine import Engine, EngineFailure, seats_refusal
 from ..referee.engine_spec import EngineSpec
 from ..referee.game import ask_engine, forfeit, record_date, rule_missed_deadline
@@ -401,8 +401,10 @@ def play(
     existed = path.exists()
     try:
         writer = SgnWriter(path)
-    except (OSError, RecordError) as exc:
+    except (OSError, ArchiveError) as exc:
         raise click.ClickException(f"cannot write {path}: {exc}") from None
+    except RecordError as exc:  # what the file holds is not SGN to append to (the message names it)
+        raise click.ClickException(str(exc)) from None
     adjudicator = Adjudicator(setup, humans={human})
     game = _Game(specs, human, adjudicator, sys.stdout.isatty() if colour is None else colour)
     status = 0

@@ -392,8 +392,10 @@ def _interactive(record: GameRecord, number: int, start_at: int | None) -> int:
     "--html", "html_out", type=click.Path(path_type=Path),
     help="Write the games (all, or each --game N) as one self-contained HTML viewer to this file.",
 )
+@click.option("--force", "-f", is_flag=True, help="With --html: replace OUT if it exists (never FILE itself).")
 def replay(
-    file: Path, game: tuple[int, ...], turn: int | None, check: bool, no_board: bool, jobs: int | None, html_out: Path | None
+    file: Path, game: tuple[int, ...], turn: int | None, check: bool, no_board: bool, jobs: int | None,
+    html_out: Path | None, force: bool,
 ) -> None:
     """List, check or replay the games of FILE (SGN or msgpack archive, told apart by content).
 
@@ -417,7 +419,10 @@ def replay(
     if html_out is not None:
         if check or no_board or turn is not None:
             raise _fail("--html writes a viewer: it does not combine with --check, --no-board or --turn")
+        _check_output(html_out, force, file)
         sys.exit(_write_html(file, game, html_out))
+    if force:
+        raise _fail("--force goes with --html OUT")
     if len(game) > 1:
         raise _fail("give one --game N (several games go into one file with --html)")
     reader = _Reader(file)
@@ -465,8 +470,6 @@ def _write_html(file: Path, numbers: tuple[int, ...], out: Path) -> int:
             raise _fail(f"no game {n}: {file} holds {len(records)} game{'s' if len(records) != 1 else ''}")
     chosen = [records[n - 1] for n in numbers] if numbers else records
     games = [game_data(record, n) for n, record in zip(numbers or range(1, len(records) + 1), chosen, strict=True)]
-    if out.is_dir():
-        raise _fail(f"{out} is a directory")
     try:
         write_page(games, out, title=None if len(games) == 1 else f"{file.name}: {len(games)} games")
     except OSError as exc:
@@ -477,6 +480,34 @@ def _write_html(file: Path, numbers: tuple[int, ...], out: Path) -> int:
     click.echo(f"wrote {out} ({len(games)} game{'s' if len(games) != 1 else ''}"
                + (f", {len(bad)} with problems" if bad else "") + ")")
     return 1 if bad else 0
+
+
+def _check_output(out: Path, force: bool, source: Path) -> None:
+    """Refuse to write the viewer to ``out`` (one-line error, before any work) if it is a
+    directory, if it exists and ``force`` is not given (as ``convert`` refuses), or if it is the
+    ``source`` file itself, which is never replaced, even with ``force`` (its games would be lost)."""
+    if out.is_dir():
+        raise _fail(f"{out} is a directory")
+    if _same_file(out, source):
+        raise _fail(f"{out} is the input file: write the output to another file")
+    if out.exists() and not force:
+        raise _fail(f"{out} exists: pass --force to replace it")
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:  # one of them does not exist (or cannot be examined): not the same file
+        return False
+
+
+def _no_games(path: Path, damaged: int, then: str = "") -> str:
+    """The error line of a file without a readable game: ``X holds no games``, or with damage
+    ``X holds no readable game (2 damaged regions skipped)``; ``then`` is added in the brackets."""
+    if not damaged:
+        return f"{path} holds no games" + (f" ({then})" if then else "")
+    skipped = f"{damaged} damaged region{'s' if damaged != 1 else ''} skipped"
+    return f"{path} holds no readable game ({skipped}{'; ' + then if then else ''})"
 
 
 def _list_turns(record: GameRecord, number: int, upto: int | None) -> int:
@@ -530,8 +561,8 @@ def _list_or_check(reader: _Reader, check: bool, jobs: int | None) -> int:
     except KeyboardInterrupt:
         click.echo("interrupted", err=True)
         return 130
-    if games == 0 and not damaged:
-        raise _fail(reader.error or f"{reader.path} holds no games")
+    if games == 0:  # nothing to list or check: the one error line, whatever the damage (exit 1)
+        raise _fail(reader.error or _no_games(reader.path, damaged))
     if reader.error:
         click.echo(f"error: {reader.error}", err=True)
     summary = f"{games} game{'s' if games != 1 else ''}"
@@ -572,8 +603,8 @@ def convert(source: Path, dest: Path, to: str | None, force: bool) -> None:
             done = convert_records(data, out, target, on_corrupt=lambda item: click.echo(_damage_text(item), err=True))
             if done.error is not None and done.games == 0:
                 raise _fail(f"{source}: {done.error} (nothing converted)")
-            if done.games == 0 and not done.damaged:
-                raise _fail(f"{source} holds no games (nothing converted)")
+            if done.games == 0:  # no OUT is left behind (the temporary file is removed)
+                raise _fail(_no_games(source, len(done.damaged), "nothing converted"))
     except ArchiveError as exc:  # a record too big for an archive frame
         raise _fail(f"cannot convert a game: {exc}") from None
     except OSError as exc:

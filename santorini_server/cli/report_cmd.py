@@ -4,6 +4,7 @@ again from its records, or made for any SGN file or msgpack archive."""
 from __future__ import annotations
 
 import mmap
+import os
 from pathlib import Path
 
 import click
@@ -39,6 +40,13 @@ def _read(path: Path) -> list[GameRecord]:
         if isinstance(data, mmap.mmap):
             data.close()
     return records
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:  # one of them does not exist (or cannot be examined): not the same file
+        return False
 
 
 def _tournament_info(folder: Path) -> ReportInfo | None:
@@ -85,6 +93,9 @@ def report(source: Path, out_dir: Path | None) -> None:
     writer = ReportWriter(out, info)
     for number, record in games:
         writer.add(record, number)
+    written = [out / REPORT, *(out / block.path for block in game_blocks((n for n, _ in games), writer.block_size))]
+    if any(_same_file(records_path, path) for path in written):  # the records are never replaced
+        raise click.ClickException(f"{records_path} is a file the report writes: choose another folder with --out DIR")
     try:
         out.mkdir(parents=True, exist_ok=True)
         writer.write_now()

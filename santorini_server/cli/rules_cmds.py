@@ -186,7 +186,8 @@ def _run_suite(path: Path) -> int:
 @click.option("--top-down", is_flag=True, help="With --svg: draw the top-down helper (levels as numbers) instead.")
 @click.option("--rotate", type=click.IntRange(0, 3), default=0, show_default=True,
               help="With --svg: quarter turns of the 2.5D view.")
-def show(sps: str, colour: bool | None, svg_out: Path | None, top_down: bool, rotate: int) -> None:
+@click.option("--force", "-f", is_flag=True, help="With --svg: replace FILE if it exists.")
+def show(sps: str, colour: bool | None, svg_out: Path | None, top_down: bool, rotate: int, force: bool) -> None:
     """Draw the position SPS: each cell is its level 0-3 and a worker; ^^ is a dome.
 
     Workers are X (player 1) and O (player 2); three seats add V (seat 3); four seats show the
@@ -195,20 +196,23 @@ def show(sps: str, colour: bool | None, svg_out: Path | None, top_down: bool, ro
     """
     pos = _position(sps)
     if svg_out is not None:
-        _write_svg(pos, svg_out, top_down, rotate)
+        _write_svg(pos, svg_out, top_down, rotate, force)
         return
-    if top_down or rotate:
-        raise click.ClickException("--top-down and --rotate go with --svg FILE")
+    if top_down or rotate or force:
+        raise click.ClickException("--top-down, --rotate and --force go with --svg FILE")
     if colour is None:
         colour = sys.stdout.isatty()
     click.echo(render(pos, colour=colour), color=colour)
     click.echo(f"  {pos.sps()}")
 
 
-def _write_svg(pos: Position, out: Path, top_down: bool, rotation: int) -> None:
-    """``show --svg``: the position as a standalone SVG file, written atomically."""
+def _write_svg(pos: Position, out: Path, top_down: bool, rotation: int, force: bool) -> None:
+    """``show --svg``: the position as a standalone SVG file, written atomically; an existing
+    file is replaced only with ``--force`` (as ``convert``)."""
     if out.is_dir():
         raise click.ClickException(f"{out} is a directory")
+    if out.exists() and not force:
+        raise click.ClickException(f"{out} exists: pass --force to replace it")
     text = board_svg(position_data(pos), pos.nseats, top_down=top_down, rotation=rotation, title=pos.sps())
     try:
         with atomic_file(out) as f:

@@ -1,25 +1,116 @@
-"""Appending games to an SGN file: one fsync'd write per game, a half-written last game cut off."""
+"""Appending games to an SGN file: one fsync'd write per game, a half-written last game cut off.
+
+Theory of operation.  Opening a file for appending reads all of it, because the only damage an
+appender may repair is its own: a last game whose write a crash interrupted.  That game is a
+prefix of a canonical game, so the reader stops at the file's very end (its last line, or the
+end of input) and no other game follows it; it is cut off.  Anything else that does not read
+(a game damaged in the middle of the file, a complete last game with a bad tag, text that is
+not SGN) is refused before anything is written: appending after it would put the new games
+where no reader reaches them, since reading stops at the first malformed game.
+"""
 
 from __future__ import annotations
 
 import errno
+import mmap
 import os
+from collections.abc import Iterator
+from dataclasses import dataclass
 
 from .durable import DurableAppender
 from .frames import CorruptFrame
 from .game import GameRecord, RecordError
-from .sgn import SgnError, format_sgn, parse_sgn
+from .sgn import SgnError, format_sgn, iter_sgn
 
 __all__ = ["SgnWriter", "DeferredSgnWriter"]
+
+_BOM = "\ufeff".encode()
+
+
+@dataclass
+class _Scan:
+    """How far an SGN file reads: ``games`` whole games, the last ending at byte ``end`` (just
+    past its result line) on line ``end_line``; the ``error`` that stopped the reader (None: the
+    whole file reads) and ``stop``, the end of the line it was found on (or of the file)."""
+
+    games: int = 0
+    end: int = 0
+    end_line: int = 0
+    error: SgnError | None = None
+    stop: int = 0
+
+
+def _scan(data: bytes | mmap.mmap) -> _Scan:
+    """Read ``data`` as the SGN reader does (lines split at ``\\n``, each decoded alone, as
+    :func:`~.convert.sgn_lines`), noting where the last whole game ends."""
+    scan = _Scan()
+    pos = lineno = 0
+
+    def lines() -> Iterator[str]:
+        nonlocal pos, lineno
+        n = len(data)
+        while pos < n:
+            stop = data.find(b"\n", pos)
+            line = data[pos : n if stop < 0 else stop + 1]
+            pos += len(line)
+            lineno += 1
+            yield line.decode("utf-8")
+
+    try:
+        for _ in iter_sgn(lines()):  # a game is delivered as its result line is read
+            scan.games += 1
+            scan.end = pos
+            scan.end_line = lineno
+    except SgnError as e:
+        scan.error = e
+        scan.stop = pos
+    return scan
+
+
+def _blank(line: bytes) -> bool:
+    return not line.strip(b" \t\r\n")
+
+
+def _next_game(data: bytes | mmap.mmap, offset: int, lineno: int) -> tuple[int, int, bool, bool]:
+    """After the last whole game (byte ``offset``, line ``lineno``): where the next non-blank
+    line begins (offset, line), whether it opens a game (a tag line), and whether another game
+    begins after it (a tag line after a blank line, as games are separated)."""
+    n = len(data)
+    start = -1
+    start_line = lineno + 1
+    opens = again = after_blank = False
+    pos = offset
+    while pos < n:
+        stop = data.find(b"\n", pos)
+        stop = n if stop < 0 else stop + 1
+        line = data[pos:stop]
+        lineno += 1
+        if _blank(line):
+            after_blank = True
+        elif start < 0:
+            start, start_line = pos, lineno
+            opens = line.removeprefix(_BOM if pos == 0 else b"").lstrip(b" \t").startswith(b"[")
+            if not opens:
+                break
+            after_blank = False
+        else:
+            if after_blank and line.lstrip(b" \t").startswith(b"["):
+                again = True
+                break
+            after_blank = False
+        pos = stop
+    return start, start_line, opens, again
 
 
 class SgnWriter(DurableAppender):
     """Appends games as canonical SGN (UTF-8), each followed by a blank line, fsync'd.
 
-    On open, the last game in the file is checked: if it does not parse (a write interrupted by
-    a crash) it is cut off and described in ``recovered``; a complete last game that lacks its
-    blank line gets one. A file whose tail is not SGN at all is refused (RecordError) rather
-    than cut.
+    On open the whole file is read.  A last game cut short by an interrupted write (it reads up
+    to the file's end and no further game follows) is cut off and described in ``recovered``;
+    a complete last game that lacks its blank line gets one.  Any other text that does not read
+    is refused (RecordError naming the file and the game or line) and the file is left as it
+    is: a game damaged before the last one, a complete last game that does not parse, text that
+    is not SGN.
     """
 
     recovered: CorruptFrame | None
@@ -29,20 +120,28 @@ class SgnWriter(DurableAppender):
         size = self._size()
         if size == 0:
             return
-        pos = self._find_last(b"\n\n[")
-        start = 0 if pos < 0 else pos + 2
-        tail = self._read(start, size - start)
-        try:
-            if not parse_sgn(tail.decode("utf-8")):
-                raise SgnError("no complete game", 1, 1)
-        except (UnicodeDecodeError, SgnError) as e:
-            if not tail.startswith(b"["):
-                raise RecordError(f"{self.path!r} does not end with SGN games; refusing to append: {e}") from None
-            self.recovered = CorruptFrame(start, size - start, f"half-written game: {e}", True)
-            self._truncate(start)
-            return
-        if not tail.endswith(b"\n\n"):
-            self._append(b"\n" if tail.endswith(b"\n") else b"\n\n")
+        with mmap.mmap(self._fd, 0, access=mmap.ACCESS_READ) as data:
+            scan = _scan(data)
+            e = scan.error
+            if e is None:
+                ends_nl = data[size - 1 : size] == b"\n"
+                if scan.games and scan.end == size:  # the last game lacks its blank line (or newline)
+                    self._append(b"\n" if ends_nl else b"\n\n")
+                elif not ends_nl:
+                    self._append(b"\n")
+                return
+            start, start_line, opens, again = _next_game(data, scan.end, scan.end_line)
+        if not opens:
+            where = f"{self.path} is not an SGN file" if scan.games == 0 else (
+                f"{self.path}: the text after game {scan.games} is not SGN")
+            raise RecordError(f"{where}: {e}; refusing to append")
+        if again or scan.stop < size:  # the reader stopped before the file's end
+            raise RecordError(
+                f"{self.path}: game {scan.games + 1} (from line {start_line}) does not parse: {e}; refusing to "
+                "append (only a last game cut short by an interrupted write is repaired)"
+            )
+        self.recovered = CorruptFrame(start, size - start, f"half-written game: {e}", True)
+        self._truncate(start)
 
     def append(self, record: GameRecord) -> int:
         """Append ``record`` and fsync; returns its byte offset."""
@@ -54,12 +153,13 @@ class DeferredSgnWriter:
     engine that will not start) leaves no empty file behind.
 
     What can be checked without creating the file is checked at once, so a bad path fails before
-    any game is played: an existing file is opened (its tail checked or repaired, and locked); for
-    a new one, its directory must exist and be writable.
+    any game is played: an existing file is opened (read whole, its torn tail repaired, and
+    locked); for a new one, its directory must exist and be writable.
 
     Raises:
         OSError: the directory is missing or not writable; also what :class:`SgnWriter` raises.
-        RecordError: an existing file whose tail is not SGN (from :class:`SgnWriter`).
+        RecordError: an existing file that does not read as SGN, other than a half-written last
+            game (from :class:`SgnWriter`).
     """
 
     def __init__(self, path: str | os.PathLike[str]) -> None:

@@ -132,9 +132,13 @@ def load_toml(path: Path) -> dict[str, Any]:
 def read_openings(path: Path) -> list[str]:
     """One SPS per line (``#`` comments, blank lines ignored); each checked, errors name the line."""
     try:
-        text = path.read_text()
+        text = path.read_text(encoding="utf-8-sig")  # a BOM is not part of the first SPS
     except OSError as exc:
-        raise ValueError(f"cannot read openings {path}: {exc.strerror}") from None
+        raise ValueError(f"cannot read openings {path}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        bad_line = exc.object[: exc.start].count(b"\n") + 1
+        raise ValueError(f"{path}:{bad_line}: not UTF-8 text ({exc.reason} at byte {exc.start}); an openings file "
+                         "holds one SPS a line") from None
     out = []
     for lineno, line in enumerate(text.splitlines(), 1):
         line = line.split("#", 1)[0].strip()
