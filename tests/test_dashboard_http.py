@@ -22,6 +22,7 @@ from santorini_server.dashboard.pages import within
 from santorini_server.dashboard.security import SECURITY_HEADERS
 from santorini_server.server.names import check_bot_name
 from santorini_server.server.run_standings import Counting
+from santorini_server.server.store import Store
 
 from .dashboard_daemon import HOSTILE, admin_token, counted_slowly, start_dashboard, wait_finished
 from .test_server_serve import CLI, Daemon
@@ -115,6 +116,26 @@ async def test_a_run_page_does_not_wait_for_standings_being_counted(tmp_path: Pa
             if "data-pending" not in page:
                 break
         assert 'id="match-line"' in page and 'id="standings-table"' in page and "data-pending" not in page
+
+
+def test_a_run_whose_stored_settings_no_longer_read_has_a_page_saying_why(tmp_path: Path) -> None:
+    """A run stored by an earlier version with settings this one refuses (more games than a run
+    may now have) gets its page, saying why it has no standings, not a 500."""
+    data = tmp_path / "data"
+    with Store(data, create=True) as store:
+        store.add_local_bot("alpha", "random")
+        store.add_local_bot("beta", "greedy")
+        run = store.create_run("match", {"engines": ["random name=alpha", "greedy name=beta"], "rounds": 2_000_000})
+        store.set_run_state(run.id, "cancelled")
+    daemon = Daemon(data)
+    try:
+        page = daemon.http.get(f"/runs/{run.id}")
+        assert page.status_code == 200, page.text[:300]
+        found = re.search(r'id="settings-unreadable">(.*?)</p>', page.text, re.S)
+        assert found and "1000000" in found[1] and "rounds" in found[1], page.text
+        assert 'id="run-state">cancelled' in page.text
+    finally:
+        assert daemon.stop() == 0
 
 
 async def test_a_view_not_done_within_its_wait_goes_on_in_its_thread() -> None:

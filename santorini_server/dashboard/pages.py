@@ -235,7 +235,7 @@ def page_routes(
     expected = admin_token.encode("utf-8")
     sessions = Sessions()
     cache = scheduler.standings
-    configs: dict[int, TournamentConfig | None] = {}
+    configs: dict[int, TournamentConfig | str | None] = {}
 
     def session_of(request: Request) -> Session | None:
         return sessions.get(request.cookies.get(COOKIE), time.monotonic())
@@ -305,10 +305,15 @@ def page_routes(
             bots.append(BotRow(bot, state, round(connected.rtt * 1000, 2) if connected is not None else None))
         return render(request, "home.html.j2", "home", runs=data["runs"], bots=bots, top=data["top"])
 
-    async def run_config(run: Run) -> TournamentConfig | None:
-        """The run's tournament config (cached: settings never change), None for the ladder."""
+    async def run_config(run: Run) -> TournamentConfig | str | None:
+        """The run's tournament config (cached: settings never change), None for the ladder, or
+        why its stored settings no longer read (a run stored by an earlier version, whose checks
+        were looser): its page says so instead of failing."""
         if run.id not in configs:
-            configs[run.id] = await trio.to_thread.run_sync(_config, run)
+            try:
+                configs[run.id] = await trio.to_thread.run_sync(_config, run)
+            except (ValueError, msgspec.ValidationError) as exc:
+                configs[run.id] = str(exc)
         return configs[run.id]
 
     async def run_page(request: Request) -> Response:
@@ -318,7 +323,8 @@ def page_routes(
         except (ValueError, NoSuchRun):
             return refused(request, Refused(404, f"no run {request.path_params['id']}"))
         run: Run = data["run"]
-        config = await run_config(run)
+        found = await run_config(run)
+        config, unreadable = (None, found) if isinstance(found, str) else (found, None)
         tables = None
         if config is not None:
             archive = scheduler.run_directory(run.id) / ARCHIVE
@@ -329,7 +335,7 @@ def page_routes(
         shown: Progress = progress(data["done"], total, run.started, run.finished, datetime.now(UTC))
         return render(
             request, "run.html.j2", f"run:{run.id}", run=run, engines=run.bot_names, progress=shown,
-            tables=tables, counting=config is not None and tables is None, config=config,
+            tables=tables, counting=config is not None and tables is None, config=config, unreadable=unreadable,
             terminations=data["terminations"], games=data["games"], pager=data["pager"],
         )
 
