@@ -17,7 +17,7 @@ from ..referee.match import MatchConfig, run_match, seat_orders
 from ..rules import Position
 from ..rules.gods import check_gods
 from .interrupt import INTERRUPTED_STATUS, is_interrupt
-from .options import ENGINE, SPS, TC, _Parsed, warn_time_controls
+from .options import ENGINE, SPS, TC, Parsed, warn_time_controls
 
 __all__ = ["match", "DEFAULT_GODS", "seat_count"]
 
@@ -40,7 +40,7 @@ def _parse_gods(value: str) -> tuple[str, ...]:
 
 
 #: ``--gods``: one god per seat, two to four seats.
-SEAT_GODS = _Parsed("G1/G2[/G3[/G4]]", _parse_gods, ValueError, tuple)
+SEAT_GODS = Parsed("G1/G2[/G3[/G4]]", _parse_gods, ValueError, tuple)
 
 
 def seat_count(players: int | None, gods: tuple[str, ...] | None, opening: str | None) -> int:

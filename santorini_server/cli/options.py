@@ -14,10 +14,10 @@ from ..referee.engine_spec import EngineSpec, parse_engine_spec
 from ..rules import NotationError, parse_sps
 from ..rules.gods import check_matchup
 
-__all__ = ["ENGINE", "TC", "GODS", "SPS", "Seconds", "warn_time_controls"]
+__all__ = ["ENGINE", "TC", "GODS", "SPS", "Parsed", "Seconds", "warn_time_controls"]
 
 
-class _Parsed(click.ParamType):
+class Parsed(click.ParamType):
     """A flag read by one of our parsers; its one-line error becomes click's usage error.
 
     ``parsed`` is the parser's result type: a value that already has it (a default given
@@ -48,10 +48,10 @@ def _parse_gods(value: str) -> tuple[str, str]:
     return parts[0], parts[1]
 
 
-ENGINE = _Parsed("ENGINE", parse_engine_spec, ValueError, EngineSpec)
-TC = _Parsed("TC", parse_tc, ValueError, TimeControl)
-GODS = _Parsed("G1/G2", _parse_gods, ValueError, tuple)
-SPS = _Parsed("SPS", lambda value: parse_sps(value).sps(), NotationError)
+ENGINE = Parsed("ENGINE", parse_engine_spec, ValueError, EngineSpec)
+TC = Parsed("TC", parse_tc, ValueError, TimeControl)
+GODS = Parsed("G1/G2", _parse_gods, ValueError, tuple)
+SPS = Parsed("SPS", lambda value: parse_sps(value).sps(), NotationError)
 
 
 class Seconds(click.FloatRange):

@@ -37,7 +37,7 @@ from ..render import render
 from ..rules import IllegalTurnError, MalformedTurnError, Position, check_gods, parse_square, respell_stn
 from ..termination import Termination
 from .interrupt import INTERRUPTED_STATUS, is_interrupt
-from .options import ENGINE, SPS, TC, _Parsed, warn_time_controls
+from .options import ENGINE, SPS, TC, Parsed, warn_time_controls
 
 __all__ = ["play", "format_legal_turns"]
 
@@ -109,7 +109,7 @@ def seat_engines(engines: tuple[EngineSpec, ...], seats: int, human: int) -> dic
     return dict(zip(others, engines, strict=True))
 
 
-GODS = _Parsed("G1/G2[/G3[/G4]]", parse_gods, ValueError, tuple)
+GODS = Parsed("G1/G2[/G3[/G4]]", parse_gods, ValueError, tuple)
 
 
 # --- the session ----------------------------------------------------------------------------

@@ -36,7 +36,7 @@ from ..tournament.report import config_info
 from ..tournament.report_files import GAMES_DIR, REPORT, ReportWriter
 from ..tournament.runner import Interrupted, run_tournament, seat_refusals, standings_block
 from .dask_options import checked_address, checked_tls, dask_tls_options
-from .options import _Parsed, warn_time_controls
+from .options import Parsed, warn_time_controls
 
 __all__ = ["tournament", "new_settings", "resume_conflicts"]
 
@@ -58,7 +58,7 @@ RESUME_PARAMS = frozenset(
 #: over them (the rest).
 OUTPUT_NAMES = (ARCHIVE, SGN, RESULTS, REPORT, f"{GAMES_DIR}/")
 #: ``--event``: what the records' ``Event`` tag may hold (the record layer's rule).
-EVENT = _Parsed("TEXT", check_event, ValueError)
+EVENT = Parsed("TEXT", check_event, ValueError)
 #: File descriptors the referee holds per running engine: stdin, stdout, stderr, lifeline,
 #: status pipe and a pidfd (process layer), with slack for the guard's start-up.
 FDS_PER_ENGINE = 8
