@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import statistics
 import sys
 
 import pytest
@@ -79,8 +80,10 @@ async def test_engine_that_sleeps_past_its_clock_loses_on_time() -> None:
 
 async def test_the_charged_time_is_what_the_engine_spent() -> None:
     report = await play(gallery("instant", "sleep=40", name="A"), gallery("instant", "sleep=40", name="B"), tc="60+0")
-    times = [t.time_ms for t in report.record.turns]
-    assert times and all(35 <= (t or 0) <= 120 for t in times), times
+    times = [t.time_ms or 0 for t in report.record.turns]
+    # never less than it slept; at the median not much more (a turn or two may overshoot while
+    # a loaded machine is slow to wake the engine, which the engine really spent)
+    assert times and min(times) >= 35 and 35 <= statistics.median(times) <= 120, times
 
 
 async def test_opening_position_and_gods_from_sps() -> None:
