@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from santorini_server.adjudicator import DEFAULT_HARD_DEADLINE_MS, Clock, TimeControl, parse_tc, tc_warnings
-from santorini_server.adjudicator.clock import MAX_TC_SECONDS
+from santorini_server.adjudicator.clock import MAX_TC_COUNT, MAX_TC_SECONDS
 from santorini_server.referee.engine_spec import parse_engine_spec, parse_size
 
 
@@ -183,6 +183,14 @@ def test_a_time_beyond_the_bound_is_a_one_line_error_naming_it(text: str) -> Non
         parse_tc("movetime=nan")
     with pytest.raises(ValueError, match="at most"):
         parse_engine_spec(f"cmd=./x tc={text}")
+
+
+@pytest.mark.parametrize("text", [f"nodes={2**63}", f"depth={2**63}", f"{2**63}/60+0", "nodes=0", "depth=-1"])
+def test_a_count_beyond_an_engine_s_64_bit_integer_is_refused(text: str) -> None:
+    """depth=, nodes= and the moves of 40/60 go to ``go`` as given: a count no engine's int64 holds is a bad part."""
+    with pytest.raises(ValueError, match=r"^bad time control part"):
+        parse_tc(text)
+    assert parse_tc(f"nodes={2**63 - 1}").nodes == MAX_TC_COUNT == 2**63 - 1
 
 
 @pytest.mark.parametrize("each", ["cmd=./x", "greedy", "tc=1+0 name=x", "arg=--fast", "dir=/tmp", "bundled=random"])

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 from ..rules.errors import quote
 
-__all__ = ["TimeControl", "Clock", "parse_tc", "tc_warnings", "DEFAULT_HARD_DEADLINE_MS", "MAX_TC_SECONDS"]
+__all__ = ["TimeControl", "Clock", "parse_tc", "tc_warnings", "DEFAULT_HARD_DEADLINE_MS", "MAX_TC_SECONDS", "MAX_TC_COUNT"]
 
 #: Per-turn hard deadline when nothing else bounds a turn (depth/nodes limits): engines that
 #: ignore the limit must still lose eventually (fastchess#1029 asks for exactly this).
@@ -51,6 +51,9 @@ SUSPECT_BASE_MS = 1_000_000
 #: Longest time a time control gives (base, increment, movetime, hard): 10**9 s (about 31
 #: years) is 10**12 ms, a whole number exact in a double, JSON, msgpack and any engine's int64.
 MAX_TC_SECONDS = 10**9
+#: Largest count a time control gives (``depth=``, ``nodes=``, the moves of ``40/60``): what an
+#: engine's signed 64-bit integer holds, as they go to ``go`` as they are.
+MAX_TC_COUNT = 2**63 - 1
 
 
 class _TooLong(ValueError):
@@ -164,6 +167,14 @@ def _decimal_comma_hint(text: str) -> str | None:
     )
 
 
+def _count(text: str) -> int:
+    """A positive count that fits an engine's 64-bit integer (:data:`MAX_TC_COUNT`)."""
+    count = int(text)
+    if not 1 <= count <= MAX_TC_COUNT:
+        raise ValueError
+    return count
+
+
 def _parse_parts(text: str) -> TimeControl:
     base = moves = movetime = depth = nodes = None
     inc = 0
@@ -180,7 +191,7 @@ def _parse_parts(text: str) -> TimeControl:
                     raise ValueError
                 base = _ms(m["base"])
                 inc = _ms(m["inc"]) if m["inc"] else 0
-                moves = int(m["moves"]) if m["moves"] else None
+                moves = _count(m["moves"]) if m["moves"] else None
                 if base <= 0:
                     raise ValueError
             elif key in ("movetime", "st"):
@@ -188,13 +199,9 @@ def _parse_parts(text: str) -> TimeControl:
                 if movetime <= 0:
                     raise ValueError
             elif key == "depth":
-                depth = int(value)
-                if depth < 1:
-                    raise ValueError
+                depth = _count(value)
             elif key == "nodes":
-                nodes = int(value)
-                if nodes < 1:
-                    raise ValueError
+                nodes = _count(value)
             elif key == "hard":
                 hard = _ms(value)
                 if hard <= 0:
