@@ -190,6 +190,16 @@ def test_an_engine_that_cannot_start_is_a_one_line_error(tmp_path: Path) -> None
     assert list(tmp_path.iterdir()) == []  # no empty game file left behind
 
 
+def test_gods_that_differ_from_the_opening_s_are_a_one_line_error(tmp_path: Path) -> None:
+    opening = "mortal/mortal;00000/00000/00000/00000/00000;a1,b2/c3,d4;1;2"
+    proc = subprocess.run(
+        [sys.executable, "-m", "santorini_server.cli", "play", "random", "--opening", opening, "--gods", "apollo/pan"],
+        input="", capture_output=True, text=True, cwd=tmp_path, timeout=30,
+    )
+    assert proc.returncode == 1
+    assert proc.stderr == "Error: --gods apollo/pan disagrees with the opening's gods mortal/mortal\n"
+
+
 def test_an_out_file_that_cannot_be_appended_to_is_refused_before_the_game(tmp_path: Path) -> None:
     first = tmp_path / "first.sgn"
     play(tmp_path, "b3,d3\n", "--out", str(first))

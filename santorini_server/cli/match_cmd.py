@@ -17,7 +17,7 @@ from ..referee.match import MatchConfig, run_match, seat_orders
 from ..rules import Position
 from ..rules.gods import check_gods
 from .interrupt import INTERRUPTED_STATUS, is_interrupt
-from .options import ENGINE, SPS, TC, Parsed, warn_time_controls
+from .options import ENGINE, SPS, TC, Parsed, gods_against_opening, warn_time_controls
 
 __all__ = ["match", "DEFAULT_GODS", "seat_count"]
 
@@ -56,8 +56,8 @@ def seat_count(players: int | None, gods: tuple[str, ...] | None, opening: str |
         said.append((f"--gods {'/'.join(gods)}", len(gods)))
     if opening is not None:
         start = Position.from_sps(opening)
-        if gods is not None and gods != start.gods:  # the opening's gods are the game's (as in play)
-            raise click.UsageError(f"--gods {'/'.join(gods)} disagrees with the opening's gods {'/'.join(start.gods)}")
+        if (disagreement := gods_against_opening(gods, start.gods)) is not None:
+            raise click.UsageError(disagreement)
         said.append(("--opening", start.nseats))
     for other, m in said[1:]:
         if m != said[0][1]:

@@ -14,7 +14,7 @@ from ..referee.engine_spec import EngineSpec, parse_engine_spec
 from ..rules import NotationError, parse_sps
 from ..rules.gods import check_matchup
 
-__all__ = ["ENGINE", "TC", "GODS", "SPS", "Parsed", "Seconds", "warn_time_controls"]
+__all__ = ["ENGINE", "TC", "GODS", "SPS", "Parsed", "Seconds", "warn_time_controls", "gods_against_opening"]
 
 
 class Parsed(click.ParamType):
@@ -79,3 +79,10 @@ def warn_time_controls(*tcs: TimeControl | None) -> None:
             seen.add(tc)
             for warning in tc_warnings(tc):
                 click.echo(f"warning: {warning}", err=True)
+
+
+def gods_against_opening(gods: tuple[str, ...] | None, opening_gods: tuple[str, ...]) -> str | None:
+    """Why ``--gods`` cannot go with ``--opening`` (the opening's gods are the game's), or None."""
+    if gods is None or gods == opening_gods:
+        return None
+    return f"--gods {'/'.join(gods)} disagrees with the opening's gods {'/'.join(opening_gods)}"

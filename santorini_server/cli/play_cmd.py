@@ -37,7 +37,7 @@ from ..render import render
 from ..rules import IllegalTurnError, MalformedTurnError, Position, check_gods, parse_square, respell_stn
 from ..termination import Termination
 from .interrupt import INTERRUPTED_STATUS, is_interrupt
-from .options import ENGINE, SPS, TC, Parsed, warn_time_controls
+from .options import ENGINE, SPS, TC, Parsed, gods_against_opening, warn_time_controls
 
 __all__ = ["play", "format_legal_turns"]
 
@@ -376,10 +376,8 @@ def play(
     """
     if opening is not None:
         start = Position.from_sps(opening)
-        if gods is not None and gods != start.gods:
-            raise click.ClickException(
-                f"--gods {'/'.join(gods)} disagrees with the opening's gods {'/'.join(start.gods)}"
-            )
+        if (disagreement := gods_against_opening(gods, start.gods)) is not None:
+            raise click.ClickException(disagreement)
     else:
         start = Position.start(gods or ("mortal", "mortal"))
     human = int(side) - 1
