@@ -59,6 +59,7 @@ from ..records.replay import (
 )
 from ..render import render
 from ..viewer import game_data, write_page
+from .output_files import refuse_existing, same_file
 
 __all__ = ["replay", "convert"]
 
@@ -488,17 +489,9 @@ def _check_output(out: Path, force: bool, source: Path) -> None:
     ``source`` file itself, which is never replaced, even with ``force`` (its games would be lost)."""
     if out.is_dir():
         raise _fail(f"{out} is a directory")
-    if _same_file(out, source):
+    if same_file(out, source):
         raise _fail(f"{out} is the input file: write the output to another file")
-    if out.exists() and not force:
-        raise _fail(f"{out} exists: pass --force to replace it")
-
-
-def _same_file(a: Path, b: Path) -> bool:
-    try:
-        return os.path.samefile(a, b)
-    except OSError:  # one of them does not exist (or cannot be examined): not the same file
-        return False
+    refuse_existing(out, force)
 
 
 def _no_games(path: Path, damaged: int, then: str = "") -> str:
@@ -593,8 +586,7 @@ def convert(source: Path, dest: Path, to: str | None, force: bool) -> None:
     target = format_of_name(dest) if to is None else cast(Format, to)
     if target is None:
         raise _fail(f"cannot tell the output format from {dest.name!r}: name it .sgn or .msgpack, or pass --to")
-    if dest.exists() and not force:
-        raise _fail(f"{dest} exists: pass --force to replace it")
+    refuse_existing(dest, force)
     if dest.is_dir():
         raise _fail(f"{dest} is a directory")
     data = _open_data(source)

@@ -4,7 +4,6 @@ again from its records, or made for any SGN file or msgpack archive."""
 from __future__ import annotations
 
 import mmap
-import os
 from pathlib import Path
 
 import click
@@ -14,6 +13,7 @@ from ..tournament.config import STATE_FILE, TournamentConfig, load_settings
 from ..tournament.output import ARCHIVE, SGN
 from ..tournament.report import ReportInfo, config_info, game_blocks, numbered, records_info
 from ..tournament.report_files import GAMES_DIR, REPORT, ReportWriter
+from .output_files import same_file
 
 __all__ = ["report"]
 
@@ -40,13 +40,6 @@ def _read(path: Path) -> list[GameRecord]:
         if isinstance(data, mmap.mmap):
             data.close()
     return records
-
-
-def _same_file(a: Path, b: Path) -> bool:
-    try:
-        return os.path.samefile(a, b)
-    except OSError:  # one of them does not exist (or cannot be examined): not the same file
-        return False
 
 
 def _tournament_info(folder: Path) -> ReportInfo | None:
@@ -94,7 +87,7 @@ def report(source: Path, out_dir: Path | None) -> None:
     for number, record in games:
         writer.add(record, number)
     written = [out / REPORT, *(out / block.path for block in game_blocks((n for n, _ in games), writer.block_size))]
-    if any(_same_file(records_path, path) for path in written):  # the records are never replaced
+    if any(same_file(records_path, path) for path in written):  # the records are never replaced
         raise click.ClickException(f"{records_path} is a file the report writes: choose another folder with --out DIR")
     try:
         out.mkdir(parents=True, exist_ok=True)

@@ -16,6 +16,7 @@ from ..rules import NotationError, Position, parse_sps
 from ..rules import divide as _divide
 from ..rules import perft as _perft
 from ..viewer import board_svg, position_data
+from .output_files import refuse_existing
 
 __all__ = ["legal", "perft", "show"]
 
@@ -211,8 +212,7 @@ def _write_svg(pos: Position, out: Path, top_down: bool, rotation: int, force: b
     file is replaced only with ``--force`` (as ``convert``)."""
     if out.is_dir():
         raise click.ClickException(f"{out} is a directory")
-    if out.exists() and not force:
-        raise click.ClickException(f"{out} exists: pass --force to replace it")
+    refuse_existing(out, force)
     text = board_svg(position_data(pos), pos.nseats, top_down=top_down, rotation=rotation, title=pos.sps())
     try:
         with atomic_file(out) as f:
