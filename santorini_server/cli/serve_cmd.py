@@ -10,6 +10,7 @@ import click
 
 from ..server.gateway import DEFAULT_BOT_PORT
 from ..server.remote_engine import RECONNECT_GRACE
+from ..server.runs import DEFAULT_MAX_QUEUED
 from .bot_cmd import DATA_OPTION
 from .options import Seconds
 
@@ -63,13 +64,15 @@ def _cluster(address: str, tls: DaskTLS | None) -> Callable[[TournamentConfig], 
               help="Where runs of local bots play: this process, or the Dask cluster at --address.")
 @click.option("--address", metavar="tcp://HOST:PORT",
               help="With --backend dask: the scheduler of `santorini scheduler` (tls://HOST:PORT with --tls-ca-file).")
+@click.option("--max-queued", type=click.IntRange(min=1), default=DEFAULT_MAX_QUEUED, show_default=True,
+              help="Runs that may wait to be played; a submission beyond is refused (503) until one starts.")
 @click.option("--tls-ca-file", type=_PEM, metavar="FILE",
               help="With --backend dask: Dask's mutual TLS; the cluster's CA, and --tls-cert/--tls-key are this "
                    "machine's certificate for the cluster too.")
 def serve(
     data_dir: Path, http: str, bots: str, tls_cert: Path | None, tls_key: Path | None,
     drain_timeout: float, reconnect_grace: float, public: bool, ladder: bool, tc: str, gods: str, concurrency: int,
-    backend: str, address: str | None, tls_ca_file: Path | None,
+    backend: str, address: str | None, tls_ca_file: Path | None, max_queued: int,
 ) -> None:
     """Keep a referee running: the job API, the bot port and the runs, until SIGTERM or Ctrl-C.
 
@@ -111,6 +114,7 @@ def serve(
             ladder_gods=gods,
             ladder_concurrency=concurrency,
             cluster=_cluster(address, dask_tls) if address is not None else None,
+            max_queued=max_queued,
         )
         if not public and not is_loopback(options.http[0]):
             raise click.UsageError(

@@ -24,6 +24,7 @@ from ..tournament.config import (
     STATE_FILE,
     Settings,
     TournamentConfig,
+    check_concurrency,
     check_event,
     load_settings,
     load_toml,
@@ -151,12 +152,11 @@ def _check_limits(concurrency: int, force: bool, seats: int = 2) -> None:
         raise click.ClickException(
             f"--concurrency {concurrency} needs about {concurrency * 2 * seats} processes; the limit is {nproc} (ulimit -u)"
         )
-    cores = os.cpu_count() or 1
-    if concurrency > cores and not force:
-        raise click.ClickException(
-            f"--concurrency {concurrency} is more than the {cores} cores of this machine: engines would share "
-            "cores and lose on time unfairly (add --force-concurrency to do it anyway)"
-        )
+    if not force:
+        try:
+            check_concurrency(concurrency, os.cpu_count() or 1, "--force-concurrency")
+        except ValueError as exc:
+            raise click.ClickException(str(exc)) from None
 
 
 def _affinity_cpus(concurrency: int, processes: int | None, backend: str, debug: bool) -> list[int]:

@@ -17,13 +17,15 @@ Mutations (submit a run, cancel it, revoke or remove a bot) are POSTed forms, ea
 admin session (:mod:`.sessions`: the admin token typed into the sign-in form, never in a URL),
 the session's CSRF token and, when the browser sends one, an ``Origin`` that is the dashboard's
 own.  Refusals are a page with the reason and a 4xx status: 401 not signed in, 403 a bad CSRF
-token or a foreign origin, 400 a bad form (shown next to the form, the values kept).
+token or a foreign origin, 400 a bad form (shown next to the form, the values kept); a run
+submitted while the queue is full (``serve --max-queued``) is the form again with 503.
 """
 
 from __future__ import annotations
 
 import functools
 import hmac
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -39,9 +41,10 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from ..server.async_store import AsyncStore
+from ..server.names import parse_id
 from ..server.registry import BotRegistry
 from ..server.run_standings import Counting
-from ..server.runs import RunScheduler, run_settings
+from ..server.runs import QueueFull, RunScheduler, run_settings
 from ..server.store import BadRunState, Bot, BotHasGames, NoSuchBot, NoSuchRun, Run, Store, StoreError
 from ..stats.standings import Standings
 from ..tournament.config import Settings, TournamentConfig
@@ -80,6 +83,8 @@ RECENT_GAMES = 20
 FORM_FIELDS = ("event", "engines", "rounds", "games", "tc", "gods", "players", "format", "sprt", "concurrency", "seed")
 """The new-run form's fields: the tournament settings a person sets most (section 10.2)."""
 INT_FIELDS = frozenset({"rounds", "games", "players", "concurrency", "seed"})
+_WHOLE_NUMBER = re.compile(r"-?[0-9]{1,19}")
+"""A number field's text: ASCII digits (``int`` would take other scripts' digits), 64-bit at most."""
 STANDINGS_WAIT = 0.3
 """Seconds a run page waits for the run's standings before it is sent without them, marked as
 being counted.  A run's first count after the daemon starts reads its whole archive (a second or
@@ -318,7 +323,7 @@ def page_routes(
 
     async def run_page(request: Request) -> Response:
         try:
-            run_id = int(request.path_params["id"])
+            run_id = parse_id(request.path_params["id"])
             data = await store.read(_run_data, run_id, request.query_params.get("page"))
         except (ValueError, NoSuchRun):
             return refused(request, Refused(404, f"no run {request.path_params['id']}"))
@@ -408,14 +413,14 @@ def page_routes(
             return refused(request, exc)
         values = {key: fields.get(key, []) for key in FORM_FIELDS}
         body: dict[str, Any] = {}
-        error = ""
+        error, status = "", 400
         for key in FORM_FIELDS:
             given = [v.strip() for v in values[key] if v.strip()]
             if key == "engines":
                 body[key] = given
             elif given and key in INT_FIELDS:
-                if not given[0].lstrip("-").isdigit():
-                    error = f"{key}: {given[0]!r} is not a whole number"
+                if _WHOLE_NUMBER.fullmatch(given[0]) is None:
+                    error = f"{key}: {given[0][:40]!r} is not a whole number"
                     break
                 body[key] = int(given[0])
             elif given:
@@ -423,19 +428,22 @@ def page_routes(
         if not error:
             try:
                 settings, kind = await store.read(run_settings, body)
+                run = await scheduler.queue(kind, settings)
             except (ValueError, StoreError) as exc:
                 error = str(exc)
+            except QueueFull as exc:
+                error, status = str(exc), 503
             else:
-                run = await store.write(Store.create_run, kind, settings.to_json()["settings"])
-                scheduler.submitted()
                 return RedirectResponse(f"/runs/{run.id}", status_code=303)
         bots = await store.read(Store.bots)
-        return render(request, "run_new.html.j2", "home", status=400, session=session, bots=bots, values=values, error=error)
+        return render(
+            request, "run_new.html.j2", "home", status=status, session=session, bots=bots, values=values, error=error
+        )
 
     async def cancel_run(request: Request) -> Response:
         try:
             await read_form(request)
-            run_id = int(request.path_params["id"])
+            run_id = parse_id(request.path_params["id"])
             await scheduler.cancel(run_id)
         except Refused as exc:
             return refused(request, exc)

@@ -47,6 +47,7 @@ from .frames import (
 from .game import (
     ELIMINATION_TERMINATIONS,
     MAX_COUNT,
+    MAX_LABEL,
     REQUIRED_TAGS,
     RESULTS,
     TAG_ORDER,
@@ -56,6 +57,7 @@ from .game import (
     SeatCycle,
     Slot,
     TurnRecord,
+    check_label,
     check_placings,
     check_tag,
     check_text,
@@ -84,7 +86,8 @@ from .sgn_writer import DeferredSgnWriter, SgnWriter
 __all__ = [
     # game
     "GameRecord", "TurnRecord", "Elimination", "Slot", "SeatCycle", "RecordError", "RESULTS", "REQUIRED_TAGS",
-    "TAG_ORDER", "MAX_COUNT", "ELIMINATION_TERMINATIONS", "check_tag", "check_text", "clean_text", "start_side_and_turn",
+    "TAG_ORDER", "MAX_COUNT", "ELIMINATION_TERMINATIONS", "check_tag", "check_text", "check_label", "MAX_LABEL",
+    "clean_text", "start_side_and_turn",
     "start_state", "placings_result", "result_placings", "check_placings",
     # sgn
     "SgnError", "MAX_LINE", "IMPORT_DEFAULTS", "ELIMINATED", "format_comment", "format_elimination",

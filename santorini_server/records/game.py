@@ -51,6 +51,8 @@ __all__ = [
     "start_state",
     "check_tag",
     "check_text",
+    "check_label",
+    "MAX_LABEL",
     "clean_text",
 ]
 
@@ -118,9 +120,13 @@ _MAX_START_TURN = MAX_TURN
 _GODS_RE = re.compile(r"[a-z]+(?:/[a-z]+){1,3}")
 _GAME_NUMBER_RE = re.compile(r"[1-9][0-9]{0,17}")
 # Unicode categories that cannot appear in a tag value or comment: control characters (they
-# would break lines or be invisible), surrogates (not encodable as UTF-8), line/paragraph
-# separators (some tools split lines on them).
-_BAD_CATEGORIES = frozenset({"Cc", "Cs", "Zl", "Zp"})
+# would break lines or be invisible), format characters (invisible, and the bidi controls such as
+# U+202E reorder the text around them, so a name could be made to look like another), surrogates
+# (not encodable as UTF-8), line/paragraph separators (some tools split lines on them).
+_BAD_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
+#: Longest name or title a user gives a record (an engine's name, a tournament's event): every
+#: record of a run repeats it, so it is bounded where it is given (:func:`check_label`).
+MAX_LABEL = 200
 
 
 def _bad_char(text: str) -> int:
@@ -148,6 +154,19 @@ def check_text(what: str, text: object, *, braces: bool = True) -> str:
     if not braces and ("{" in text or "}" in text):
         raise RecordError(f"{what} may not contain braces: {text!r}")
     return text
+
+
+def check_label(what: str, text: str) -> str:
+    """Return ``text`` if it may be a name or title a user gives (an engine's name, an event):
+    at most :data:`MAX_LABEL` characters, and a tag value (:func:`check_text`).  Checked where the
+    text is given, not when a record is read, so a record written before the bound still reads.
+
+    Raises:
+        RecordError: one line (a text too long is not quoted).
+    """
+    if len(text) > MAX_LABEL:
+        raise RecordError(f"{what} is {len(text):,} characters long: at most {MAX_LABEL}")
+    return check_text(what, text)
 
 
 def clean_text(text: str, *, braces: bool = True) -> str:

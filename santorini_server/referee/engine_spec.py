@@ -9,7 +9,7 @@ spec of ``key=value`` tokens, quoted as one argument::
 ``cmd=``           the program (required unless a bundled name is given); never a shell
 ``name=``          display name (default: the bundled name or the program's file name); it
                    becomes the records' ``PlayerN`` tag, so it may hold what a tag value
-                   may (no control or line-separator character, ``records.check_text``)
+                   may, at most 200 characters (``records.check_label``)
 ``arg=``           one argument, repeatable, in order
 ``dir=``           working directory
 ``option.N=V``     ``setoption name N value V`` after the handshake
@@ -36,7 +36,7 @@ import sys
 from dataclasses import dataclass, replace
 
 from ..adjudicator import TimeControl, parse_tc
-from ..records import check_text
+from ..records import check_label
 
 __all__ = ["EngineSpec", "parse_engine_spec", "SPEC_KEYS", "BUNDLED_NAMES", "bundled_argv", "parse_size"]
 
@@ -214,7 +214,7 @@ def parse_engine_spec(text: str, *, allow_partial: bool = False) -> EngineSpec:
         raise ValueError(f"engine spec {text!r} has no cmd= (or give a bundled name: {', '.join(BUNDLED_NAMES)})")
     name = name or default_name
     # the name is every record's PlayerN tag: refused now, not when the first game is written
-    check_text("engine name", name)
+    check_label("engine name", name)
     return EngineSpec(
         name=name, argv=tuple(argv), options=tuple(options), bundled=bundled, **values  # type: ignore[arg-type]
     )

@@ -29,8 +29,9 @@ from ..records import ArchiveError, GameRecord, read_archive, read_record_at, re
 from ..records.results_jsonl import result_summary
 from ..tournament.output import ARCHIVE
 from .async_store import AsyncStore
+from .names import parse_id
 from .registry import BotRegistry
-from .runs import RunScheduler, run_settings
+from .runs import QueueFull, RunScheduler, run_settings
 from .store import BadRunState, NoSuchGame, NoSuchRun, Run, Store, StoreError
 
 __all__ = ["MAX_BODY", "create_app"]
@@ -96,13 +97,16 @@ def create_app(store: AsyncStore, registry: BotRegistry, scheduler: RunScheduler
             raise HTTPException(403, "wrong admin token")
 
     async def run_or_404(request: Request) -> Run:
+        """The run of the path's id (ASCII digits: anything else is no run, 404)."""
         try:
-            run_id = int(request.path_params["id"])
+            run_id = parse_id(request.path_params["id"])
             return await store.read(Store.run, run_id)
         except (ValueError, NoSuchRun):
             raise HTTPException(404, f"no run {request.path_params['id']}") from None
 
     async def submit(request: Request) -> Response:
+        """Queue a run: its settings checked as a tournament's (400), then queued if the queue has
+        room (503 beyond ``serve --max-queued``)."""
         authorize(request)
         body = await _body(request)
         if not isinstance(body, dict):
@@ -111,8 +115,10 @@ def create_app(store: AsyncStore, registry: BotRegistry, scheduler: RunScheduler
             settings, kind = await store.read(run_settings, body)
         except (ValueError, StoreError) as exc:
             return _error(400, str(exc))
-        run = await store.write(Store.create_run, kind, settings.to_json()["settings"])
-        scheduler.submitted()
+        try:
+            run = await scheduler.queue(kind, settings)
+        except QueueFull as exc:
+            return _error(503, str(exc))
         return JSONResponse({"id": run.id}, status_code=201)
 
     async def list_runs(request: Request) -> Response:
@@ -137,7 +143,7 @@ def create_app(store: AsyncStore, registry: BotRegistry, scheduler: RunScheduler
     async def game_record(request: Request) -> GameRecord:
         text = request.path_params["id"]
         try:
-            game = await store.read(Store.game, int(text))
+            game = await store.read(Store.game, parse_id(text))
         except (ValueError, NoSuchGame):
             raise HTTPException(404, f"no game {text}") from None
         archive = scheduler.run_directory(game.run_id) / ARCHIVE

@@ -36,7 +36,7 @@ from .gateway import DEFAULT_BOT_PORT, Gateway, serve_bots
 from .live import LiveHub
 from .registry import BotRegistry
 from .remote_engine import RECONNECT_GRACE
-from .runs import RunScheduler
+from .runs import DEFAULT_MAX_QUEUED, RunScheduler
 from .store import DEFAULT_DATA_DIR
 
 if TYPE_CHECKING:
@@ -98,6 +98,8 @@ class ServeOptions:
     ladder_concurrency: int = 1
     cluster: Callable[[TournamentConfig], Backend] | None = None
     """``--backend dask``: makes a run's backend on the Dask cluster (runs of local bots play there)."""
+    max_queued: int = DEFAULT_MAX_QUEUED
+    """``--max-queued``: runs that may wait to be played; ``POST /api/runs`` beyond is a 503."""
 
 
 @dataclass(frozen=True)
@@ -156,7 +158,7 @@ async def serve(
     hub = LiveHub()
     scheduler = RunScheduler(
         store, registry, drain=drain, drain_timeout=options.drain_timeout, grace=options.reconnect_grace, hub=hub,
-        cluster=options.cluster,
+        cluster=options.cluster, max_queued=options.max_queued,
     )
     ladder = (
         Ladder(

@@ -8,6 +8,11 @@ from the :class:`~.registry.BotRegistry` for the game instead (``LocalBackend``'
 of a game's remote bots in one step (:func:`lease_remotes`): with ``concurrency`` above 1, games
 that need the same remote bot wait for each other instead of each holding one of its bots.
 
+Submitted runs wait in the store, queued, :data:`DEFAULT_MAX_QUEUED` at most (``serve
+--max-queued``): :meth:`RunScheduler.queue` refuses one more (:class:`QueueFull`).  A run's
+``concurrency`` is at most the machine's cores (:func:`run_settings`), as for ``santorini
+tournament`` without ``--force-concurrency``, which the daemon has no equivalent of.
+
 :class:`RunScheduler` plays runs one at a time, in id order, each with the tournament runner
 into ``DIR/runs/<id>/`` (the tournament's archive, SGN and JSON Lines files, its
 ``tournament.json``), so a run interrupted by a drain, a crash or ``kill -9`` is resumed at the
@@ -34,6 +39,7 @@ them again.
 
 from __future__ import annotations
 
+import os
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from functools import partial
@@ -47,7 +53,14 @@ import trio
 from ..records import GameRecord, read_archive
 from ..referee import EngineFailure
 from ..referee.engine_spec import EngineSpec
-from ..tournament.config import STATE_FILE, Settings, TournamentConfig, load_settings, save_settings
+from ..tournament.config import (
+    STATE_FILE,
+    Settings,
+    TournamentConfig,
+    check_concurrency,
+    load_settings,
+    save_settings,
+)
 from ..tournament.output import ARCHIVE, TournamentFiles
 from ..tournament.schedule import ScheduledGame
 from .async_store import AsyncStore
@@ -55,14 +68,15 @@ from .live import LiveHub
 from .registry import BotRegistry
 from .remote_engine import RECONNECT_GRACE, RemoteEngine
 from .run_standings import StandingsCache, text_tables
-from .store import BadRunState, DuplicateGame, Game, NewGame, RunKind, RunState, Store
+from .store import BadRunState, DuplicateGame, Game, NewGame, Run, RunKind, RunState, Store
 
 if TYPE_CHECKING:
     from ..tournament.pool import ProcessPoolBackend
     from ..tournament.runner import Backend, Leased, LocalBackend, LostGame
 
 __all__ = [
-    "REMOTE_CMD", "RUNS_DIR", "run_settings", "index_game", "IndexedFiles", "RunScheduler", "lease_remotes", "reconcile",
+    "REMOTE_CMD", "RUNS_DIR", "DEFAULT_MAX_QUEUED", "QueueFull", "queue_run", "run_settings",
+    "index_game", "IndexedFiles", "RunScheduler", "lease_remotes", "reconcile",
     "with_round_trips",
 ]
 
@@ -71,6 +85,8 @@ _log = structlog.get_logger("santorini.runs")
 REMOTE_CMD = "santorini-remote-bot"
 """The program of a remote bot's spec: a marker the run's backend leases from the registry, never runs."""
 RUNS_DIR = "runs"
+DEFAULT_MAX_QUEUED = 100
+"""Runs that may wait to be played (``serve --max-queued``); a submission beyond is refused."""
 
 
 def run_settings(store: Store, request: dict[str, Any]) -> tuple[Settings, RunKind]:
@@ -97,8 +113,31 @@ def run_settings(store: Store, request: dict[str, Any]) -> tuple[Settings, RunKi
         else:
             specs.append(f"cmd={REMOTE_CMD} name={bot.name}")
     settings = msgspec.structs.replace(settings, engines=specs)
-    TournamentConfig.from_settings(settings)  # every check a tournament makes, now: a 400, not a failed run
+    config = TournamentConfig.from_settings(settings)  # every check a tournament makes, now: a 400, not a failed run
+    # the daemon's games share its machine with the daemon: no run goes beyond its cores
+    check_concurrency(config.concurrency, os.cpu_count() or 1, None)
     return settings, "match" if len(specs) == 2 else "tournament"
+
+
+class QueueFull(Exception):
+    """A run submitted while ``max_queued`` runs wait already (the job API answers 503)."""
+
+
+def queue_run(store: Store, kind: RunKind, settings: Settings, max_queued: int) -> Run:
+    """Store a submitted run as queued, unless ``max_queued`` runs wait already (the ladder's
+    run and the run being played are not counted).  Counting and creating in one call on the
+    store's one writer keeps two submissions at once from both taking the last place.
+
+    Raises:
+        QueueFull: one line, saying how to make room.
+    """
+    waiting = sum(1 for run in store.runs("queued") if run.kind != "ladder")
+    if waiting >= max_queued:
+        raise QueueFull(
+            f"{waiting} runs are queued already, the most this server takes (serve --max-queued {max_queued}): "
+            "submit again when one has started, or cancel one"
+        )
+    return store.create_run(kind, settings.to_json()["settings"])
 
 
 def index_game(store: Store, run_id: int, record: GameRecord, archive_offset: int | None = None) -> Game | None:
@@ -221,8 +260,11 @@ class RunScheduler:
         grace: float = RECONNECT_GRACE,
         hub: LiveHub | None = None,
         cluster: Callable[[TournamentConfig], Backend] | None = None,
+        max_queued: int = DEFAULT_MAX_QUEUED,
     ) -> None:
         self.store = store
+        self.max_queued = max_queued
+        """Runs that may wait to be played (:func:`queue_run`)."""
         self.cluster = cluster
         """Makes a run's Dask backend (``serve --backend dask``); None: every game in the daemon."""
         self.registry = registry
@@ -263,6 +305,16 @@ class RunScheduler:
     def submitted(self) -> None:
         """A run was queued: look for it."""
         self._wake.set()
+
+    async def queue(self, kind: RunKind, settings: Settings) -> Run:
+        """Queue a submitted run (settings from :func:`run_settings`) and look for it.
+
+        Raises:
+            QueueFull: :attr:`max_queued` runs wait already.
+        """
+        run = await self.store.write(queue_run, kind, settings, self.max_queued)
+        self.submitted()
+        return run
 
     async def _set_state(self, run_id: int, state: RunState) -> None:
         await self.store.write(Store.set_run_state, run_id, state)

@@ -21,7 +21,7 @@ from typing import Annotated, Any, Literal
 import msgspec
 
 from ..adjudicator import TimeControl, parse_tc
-from ..records import atomic_file, check_tag
+from ..records import MAX_LABEL, atomic_file, check_label
 from ..referee.engine_spec import EngineSpec, parse_engine_spec
 from ..rules import NotationError, parse_sps
 from ..stats.sprt import SprtConfig
@@ -36,6 +36,8 @@ __all__ = [
     "save_settings",
     "load_settings",
     "check_event",
+    "check_concurrency",
+    "MAX_LABEL",
     "STATE_FILE",
     "SETTING_NAMES",
     "MAX_GAMES",
@@ -154,13 +156,30 @@ def read_openings(path: Path) -> list[str]:
 
 
 def check_event(text: str) -> str:
-    """Return ``text`` if it may be the records' ``Event`` tag (the record layer's own rule).
+    """Return ``text`` if it may be the records' ``Event`` tag, which every game repeats: the
+    record layer's rule for a name a user gives (at most :data:`MAX_LABEL` characters, no
+    control, format or separator character).
 
     Raises:
-        RecordError: a ValueError, one line naming the character it may not hold.
+        RecordError: a ValueError, one line naming the character it may not hold, or the length.
     """
-    check_tag("Event", text)
-    return text
+    return check_label("tag Event", text)
+
+
+def check_concurrency(concurrency: int, cores: int, force_flag: str | None) -> None:
+    """Refuse more games at once than ``cores``: engines sharing a core lose on time unfairly.
+    ``force_flag`` is what lets the caller go beyond (the CLI's ``--force-concurrency``), None
+    where nothing does (the job API).
+
+    Raises:
+        ValueError: one line.
+    """
+    if concurrency > cores:
+        hint = f" (add {force_flag} to do it anyway)" if force_flag else ""
+        raise ValueError(
+            f"concurrency {concurrency} is more than the {cores} cores of this machine: engines would share "
+            f"cores and lose on time unfairly{hint}"
+        )
 
 
 def parse_sprt(text: str) -> SprtConfig:
