@@ -62,18 +62,28 @@ def test_concurrency_beyond_the_cores_is_refused_with_the_way_round_where_there_
 
 
 @pytest.mark.parametrize("char", [*FORMAT_CHARS, "\u2028", "\u2029", "\x00"])
-def test_format_characters_are_refused_in_events_names_and_tags_and_cleaned_from_engine_text(char: str) -> None:
+def test_format_and_control_characters_are_refused_in_events_and_names_and_cleaned_from_engine_text(char: str) -> None:
     text = f"Bot{char}A"
-    with pytest.raises(RecordError, match=r"^tag Event holds a control character .* at index 3"):
+    kind = "format" if char in FORMAT_CHARS else "control"
+    with pytest.raises(RecordError, match=rf"^tag Event holds a {kind} character .* at index 3"):
         check_event(text)
-    with pytest.raises(ValueError, match="engine name holds a control character"):
+    with pytest.raises(ValueError, match=f"engine name holds a {kind} character"):
         parse_engine_spec(f"bundled=random name={text}")
-    with pytest.raises(RecordError):
-        check_text("comment", text, braces=False)
     assert clean_text(text) == "Bot A"  # an engine's own words: made storable, not refused
+
+
+@pytest.mark.parametrize("char", [*FORMAT_CHARS, "\u2028", "\x00"])
+def test_a_record_holding_a_format_character_still_reads_and_one_holding_a_control_character_does_not(char: str) -> None:
+    text = f"Bot{char}A"
     sgn = format_sgn(a_record(1, "a", "b")).replace('[Event "t"]', f'[Event "{text}"]')
-    with pytest.raises(ValueError, match="control character"):
-        parse_sgn(sgn)
+    if char in FORMAT_CHARS:  # written before the rule: kept, not lost as damage
+        assert check_text("comment", text, braces=False) == text
+        assert parse_sgn(sgn)[0].tag("Event") == text
+    else:
+        with pytest.raises(RecordError):
+            check_text("comment", text, braces=False)
+        with pytest.raises(ValueError, match="control character"):
+            parse_sgn(sgn)
 
 
 def test_events_and_engine_names_are_at_most_200_characters_and_the_refusal_does_not_quote_them() -> None:
@@ -130,8 +140,8 @@ def test_a_submitted_run_beyond_the_cores_is_refused(tmp_path: Path) -> None:
                                  "engines would share cores and lose on time unfairly (add --force-concurrency to do it "
                                  "anyway)\n"),
         (["--event", "e" * 201], "Error: Invalid value for '--event': tag Event is 201 characters long: at most 200\n"),
-        (["--event", "a\u202eb"], "Error: Invalid value for '--event': tag Event holds a control character '\\u202e'"),
-        (["-e", "bundled=random name=\u202eb"], "Error: engine name holds a control character '\\u202e' at index 0"),
+        (["--event", "a\u202eb"], "Error: Invalid value for '--event': tag Event holds a format character '\\u202e'"),
+        (["-e", "bundled=random name=\u202eb"], "Error: engine name holds a format character '\\u202e' at index 0"),
     ],
 )
 def test_the_cli_refuses_what_the_api_refuses(tmp_path: Path, args: list[str], message: str) -> None:
@@ -210,8 +220,8 @@ async def test_the_api_and_the_form_refuse_a_run_beyond_the_cores_and_long_or_in
         f'{{"engines": ["r1", "r2"], "concurrency": {CORES + 1}}}': f"concurrency {CORES + 1} is more than the {CORES} cores",
         '{"engines": ["r1", "r2"], "event": "' + "e" * 201 + '"}': "tag Event is 201 characters long: at most 200",
         '{"engines": ["r1", "r2"], "event": "' + "e" * 2**19 + '"}': "tag Event is 524,288 characters long",
-        '{"engines": ["r1", "r2"], "event": "paypal\\u202eliamg"}': "tag Event holds a control character '\\u202e'",
-        '{"engines": ["r1", "r2"], "event": "a\\u200bb"}': "tag Event holds a control character '\\u200b'",
+        '{"engines": ["r1", "r2"], "event": "paypal\\u202eliamg"}': "tag Event holds a format character '\\u202e'",
+        '{"engines": ["r1", "r2"], "event": "a\\u200bb"}': "tag Event holds a format character '\\u200b'",
     }
     for body, message in cases.items():
         answer = await served.http.post("/api/runs", content=body, headers={**served.auth, "Content-Type": "application/json"})

@@ -120,21 +120,25 @@ _MAX_START_TURN = MAX_TURN
 _GODS_RE = re.compile(r"[a-z]+(?:/[a-z]+){1,3}")
 _GAME_NUMBER_RE = re.compile(r"[1-9][0-9]{0,17}")
 # Unicode categories that cannot appear in a tag value or comment: control characters (they
-# would break lines or be invisible), format characters (invisible, and the bidi controls such as
-# U+202E reorder the text around them, so a name could be made to look like another), surrogates
-# (not encodable as UTF-8), line/paragraph separators (some tools split lines on them).
-_BAD_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
+# would break lines or be invisible), surrogates (not encodable as UTF-8), line/paragraph
+# separators (some tools split lines on them).
+_BAD_CATEGORIES = frozenset({"Cc", "Cs", "Zl", "Zp"})
+# What the referee writes holds no format character either (invisible, and the bidi controls such
+# as U+202E reorder the text around them, so a name could be made to look like another): a name
+# or title given is refused (check_label), an engine's text has them turned into spaces
+# (clean_text).  A record is not refused for one when read: records written before kept them.
+_WRITTEN_BAD_CATEGORIES = _BAD_CATEGORIES | {"Cf"}
 #: Longest name or title a user gives a record (an engine's name, a tournament's event): every
 #: record of a run repeats it, so it is bounded where it is given (:func:`check_label`).
 MAX_LABEL = 200
 
 
-def _bad_char(text: str) -> int:
-    """Index of the first character a record text may not contain, or -1."""
+def _bad_char(text: str, bad: frozenset[str] = _BAD_CATEGORIES) -> int:
+    """Index of the first character of a category in ``bad`` in ``text``, or -1."""
     if text.isascii() and text.isprintable():
         return -1  # the usual text: printable ASCII holds none of the bad categories
     for i, ch in enumerate(text):
-        if unicodedata.category(ch) in _BAD_CATEGORIES:
+        if unicodedata.category(ch) in bad:
             return i
     return -1
 
@@ -166,6 +170,9 @@ def check_label(what: str, text: str) -> str:
     """
     if len(text) > MAX_LABEL:
         raise RecordError(f"{what} is {len(text):,} characters long: at most {MAX_LABEL}")
+    i = _bad_char(text, _WRITTEN_BAD_CATEGORIES)
+    if i >= 0 and unicodedata.category(text[i]) == "Cf":
+        raise RecordError(f"{what} holds a format character {text[i]!r} at index {i}: {text!r}")
     return check_text(what, text)
 
 
@@ -176,7 +183,7 @@ def clean_text(text: str, *, braces: bool = True) -> str:
     parentheses. The game layer uses this before putting foreign text into a record, so a
     misbehaving engine cannot make a record unwritable.
     """
-    out = "".join(" " if unicodedata.category(ch) in _BAD_CATEGORIES else ch for ch in text)
+    out = "".join(" " if unicodedata.category(ch) in _WRITTEN_BAD_CATEGORIES else ch for ch in text)
     if not braces:
         out = out.replace("{", "(").replace("}", ")")
     return out
