@@ -104,20 +104,25 @@ def test_parse_login_accepts_one_form_only() -> None:
 
 def test_login_failures_are_free_five_times_then_doubling_and_capped() -> None:
     table = LoginFailures(free=5, base=1.0, cap=8.0)
-    delays = [table.failed("10.0.0.1", now=float(i)) for i in range(10)]
+    delays = []
+    for i in range(10):
+        delays.append(table.delay("10.0.0.1", now=float(i)))  # the hold before this line's check
+        table.failed("10.0.0.1", now=float(i), name="eve")
     assert delays == [0, 0, 0, 0, 0, 1, 2, 4, 8, 8]
-    assert table.failed("10.0.0.2", now=10.0) == 0  # per address
-    table.succeeded("10.0.0.1")
-    assert table.failed("10.0.0.1", now=11.0) == 0
-    assert LoginFailures(forget=60).failed("h", 0) == 0
+    assert table.delay("10.0.0.2", now=10.0) == 0  # per address
+    table.succeeded("10.0.0.1", "EVE")  # clears that bot's failures (names regardless of case)
+    assert table.delay("10.0.0.1", now=11.0) == 0
+    assert LoginFailures(forget=60).delay("h", 0) == 0
 
 
 def test_login_failures_forget_and_stay_bounded() -> None:
     table = LoginFailures(free=0, base=1.0, forget=100.0, max_addresses=100)
-    assert table.failed("a", now=0.0) == 1.0
-    assert table.failed("a", now=1000.0) == 1.0  # forgotten after 100 s without a failure
+    assert table.delay("a", now=0.0) == 0  # no failure: never held back, even with free=0
+    table.failed("a", now=0.0)
+    assert table.delay("a", now=50.0) == 1.0
+    assert table.delay("a", now=1000.0) == 0  # forgotten after 100 s without a failure
     for i in range(10_000):
-        table.failed(f"10.0.{i // 256}.{i % 256}", now=2000.0)
+        table.failed(f"10.0.{i // 256}.{i % 256}", now=2000.0, name=f"bot{i}")
     assert len(table) == 100
 
 
