@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import re
 import socket
+import ssl
 import struct
+import subprocess
 import time
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 import httpx
@@ -20,6 +23,7 @@ import pytest
 import trio
 
 from santorini_server.dashboard.app import dashboard_app
+from santorini_server.server import api
 from santorini_server.server.daemon import ServeOptions, serve
 from santorini_server.server.http_guard import (
     ConnectionTable,
@@ -29,6 +33,7 @@ from santorini_server.server.http_guard import (
     origin_allowed,
     split_authority,
 )
+from santorini_server.server.http_serve import _Watched
 from santorini_server.server.runs import index_game
 from santorini_server.server.store import Store
 
@@ -332,8 +337,6 @@ def test_a_websocket_only_from_the_daemon_s_own_pages(daemon: Daemon) -> None:
 
 
 def test_a_bad_allowed_host_is_one_line(tmp_path: Path) -> None:
-    import subprocess
-
     out = subprocess.run([*CLI, "serve", "--data", str(tmp_path), "--allowed-host", "a.example:80"],
                          capture_output=True, text=True, timeout=60)
     assert out.returncode == 1 and out.stderr.strip().count("\n") == 0 and "not a host name" in out.stderr
@@ -372,8 +375,9 @@ def daemon_data(daemon: Daemon) -> Path:
 # Pressure: the daemon in this process, with small limits
 
 
-async def test_under_pressure_idle_connections_go_and_a_full_port_refuses(tmp_path: Path) -> None:
-    limits = HttpLimits(per_address=3, total=5, pressure=3, idle_under_pressure=0.3)
+@asynccontextmanager
+async def in_process(options: ServeOptions) -> AsyncIterator[str]:
+    """``santorini serve`` with the dashboard in this process (real sockets): its URL."""
     said: list[str] = []
     ready = trio.Event()
 
@@ -382,32 +386,42 @@ async def test_under_pressure_idle_connections_go_and_a_full_port_refuses(tmp_pa
         ready.set()
 
     drain = trio.Event()
-    options = ServeOptions(data=tmp_path / "d", http=("127.0.0.1", 0), bots=("127.0.0.1", 0), http_limits=limits)
     async with trio.open_nursery() as nursery:
         nursery.start_soon(serve, options, say, drain, dashboard_app)
         with trio.fail_after(30):
             await ready.wait()
-        found = re.search(r"API http://127\.0\.0\.1:(\d+),", said[0])
+        found = re.search(r"API (https?://127\.0\.0\.1:\d+),", said[0])
         assert found is not None, said
-        port = int(found.group(1))
+        yield found.group(1)
+        drain.set()
+    assert said[-1] == "santorini serve: stopped"
 
-        async def open_from(source: str) -> trio.SocketStream:
-            sock = trio.socket.socket()
-            await sock.bind((source, 0))
-            await sock.connect(("127.0.0.1", port))
-            return trio.SocketStream(sock)
 
-        async def closed(stream: trio.SocketStream, within: float) -> bool:
-            with trio.move_on_after(within):
-                try:
-                    while await stream.receive_some():
-                        pass
-                except trio.BrokenResourceError:
-                    pass
-                return True
-            return False
+async def open_from(port: int, source: str) -> trio.SocketStream:
+    sock = trio.socket.socket()
+    await sock.bind((source, 0))
+    await sock.connect(("127.0.0.1", port))
+    return trio.SocketStream(sock)
 
-        idle = [await open_from("127.0.4.1") for _ in range(3)]  # silent: idle once 0.3 s old
+
+async def closed(stream: trio.SocketStream, within: float) -> bool:
+    """The server closed ``stream`` within ``within`` seconds."""
+    with trio.move_on_after(within):
+        try:
+            while await stream.receive_some():
+                pass
+        except trio.BrokenResourceError:
+            pass
+        return True
+    return False
+
+
+async def test_under_pressure_idle_connections_go_and_a_full_port_refuses(tmp_path: Path) -> None:
+    limits = HttpLimits(per_address=3, total=5, pressure=3, idle_under_pressure=0.3)
+    options = ServeOptions(data=tmp_path / "d", http=("127.0.0.1", 0), bots=("127.0.0.1", 0), http_limits=limits)
+    async with in_process(options) as url:
+        port = int(url.rsplit(":", 1)[1])
+        idle = [await open_from(port, "127.0.4.1") for _ in range(3)]  # silent: idle once 0.3 s old
         await trio.sleep(0.5)
         served = await trio.to_thread.run_sync(lambda: http_get(port, source="127.0.4.2"))
         assert served.status_code == 200
@@ -415,13 +429,64 @@ async def test_under_pressure_idle_connections_go_and_a_full_port_refuses(tmp_pa
         await trio.sleep(0.5)  # the served connection, kept alive, is idle now: the next ones close it
         busy = []
         for n in range(5):  # each with half a request head: not idle
-            stream = await open_from(f"127.0.4.{10 + n}")
+            stream = await open_from(port, f"127.0.4.{10 + n}")
             await stream.send_all(b"GET / HTTP/1.1\r\n")
             busy.append(stream)
         await trio.sleep(0.5)
-        refused = await open_from("127.0.4.20")
+        refused = await open_from(port, "127.0.4.20")
         assert await closed(refused, 1) and not any([await closed(stream, 0.01) for stream in busy])
         for stream in [*busy, refused, *idle]:
             await stream.aclose()
-        drain.set()
-    assert said[-1] == "santorini serve: stopped"
+
+
+async def test_a_body_trickling_in_is_answered_408(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(api, "BODY_TIMEOUT", 0.5)
+    async with in_process(ServeOptions(data=tmp_path / "d", http=("127.0.0.1", 0), bots=("127.0.0.1", 0))) as url:
+        token = (tmp_path / "d" / "admin.token").read_text().strip()
+        stream = await open_from(int(url.rsplit(":", 1)[1]), "127.0.5.1")
+        await stream.send_all(
+            f"POST /api/runs HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {token}\r\n"
+            "Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{".encode()
+        )
+        answer = b""
+        with trio.fail_after(5):
+            while b"\r\n\r\n" not in answer:
+                answer += await stream.receive_some()
+        assert answer.startswith(b"HTTP/1.1 408 ") and b"x-frame-options: DENY" in answer
+        await stream.aclose()
+
+
+async def test_the_port_speaks_tls_through_the_guard(tmp_path: Path) -> None:
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "1",
+         "-subj", "/CN=127.0.0.1", "-keyout", str(key), "-out", str(cert)],
+        check=True, capture_output=True, timeout=30,
+    )
+    options = ServeOptions(data=tmp_path / "d", http=("127.0.0.1", 0), bots=("127.0.0.1", 0), tls_cert=cert, tls_key=key)
+    async with in_process(options) as url:
+        assert url.startswith("https://")
+
+        def get() -> httpx.Response:
+            context = ssl.create_default_context(cafile=str(cert))
+            context.check_hostname = False
+            transport = httpx.HTTPTransport(local_address="127.0.5.2", verify=context)
+            with httpx.Client(transport=transport, timeout=10) as client:
+                return client.get(url + "/api/bots")
+
+        answer = await trio.to_thread.run_sync(get)
+        assert answer.status_code == 200 and answer.http_version == "HTTP/1.1"
+        assert_security_headers(answer)
+
+
+async def test_a_write_nobody_reads_ends(autojump_clock: trio.testing.MockClock) -> None:
+    client, server = trio.testing.lockstep_stream_pair()  # a write waits for its reader: here none
+    table = ConnectionTable()
+    connection, _ = table.admit(("10.0.0.1", 1), trio.current_time())
+    assert connection is not None
+    watched = _Watched(server, connection, HttpLimits(send_timeout=60))
+    started = trio.current_time()
+    with pytest.raises(trio.BrokenResourceError, match="over 60 s"):
+        await watched.send_all(b"an answer nobody reads")
+    assert trio.current_time() - started == pytest.approx(60) and not connection.owed
+    await client.aclose()
