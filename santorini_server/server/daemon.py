@@ -146,6 +146,10 @@ async def serve(
     """Run the daemon until SIGTERM/SIGINT (or ``drain`` is set), then drain and return.
 
     ``app_factory`` builds the HTTP app (the dashboard's, SPEC.md section 17); None: the job API alone.
+
+    Raises:
+        ValueError: an ``allowed_hosts`` entry that is not a host name.
+        ListenError: a port that cannot be opened.
     """
     from .api import create_app
 
@@ -153,6 +157,7 @@ async def serve(
         from .ladder import Ladder
 
     begun = time.monotonic()
+    hosts = allowed_hosts(options.http[0], options.allowed_hosts)
     store = await AsyncStore.open(options.data)
     admin_token = await trio.to_thread.run_sync(ensure_admin_token, options.data)
     drain = trio.Event() if drain is None else drain
@@ -180,7 +185,7 @@ async def serve(
     guard = HttpGuard(options.http_limits)
     web = WebContext(
         store, registry, scheduler, hub, admin_token, secure=tls is not None,
-        hosts=allowed_hosts(options.http[0], options.allowed_hosts), connections=guard.table,
+        hosts=hosts, connections=guard.table,
     )
     app = app_factory(web) if app_factory is not None else create_app(store, registry, scheduler, admin_token)
     failure: ListenError | None = None

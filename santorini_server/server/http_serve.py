@@ -19,15 +19,11 @@ from collections.abc import Awaitable, Callable
 from functools import partial
 from typing import Any
 
-import structlog
 import trio
 
 from .http_guard import Connection, ConnectionTable, HttpLimits
 
 __all__ = ["HttpGuard", "hypercorn_config", "serve_http"]
-
-_log = structlog.get_logger("santorini.http")
-
 
 def hypercorn_config(bind: str, limits: HttpLimits, certfile: str | None = None, keyfile: str | None = None) -> Any:
     """Hypercorn's settings for the HTTP port under ``limits``."""
@@ -115,10 +111,7 @@ class HttpGuard:
             scope = self._scopes.get(other.key)
             if scope is not None:
                 scope.cancel()
-        if evicted:
-            _log.info("http idle connections closed", count=len(evicted), open=len(self.table))
-        if connection is None:
-            _log.debug("http connection refused", address=host, open=len(self.table))
+        if connection is None:  # not logged: a flood would be as many lines
             await trio.aclose_forcefully(stream)
             return
         scope = self._scopes[connection.key] = trio.CancelScope()
