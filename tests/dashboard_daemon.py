@@ -20,10 +20,12 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import httpx
 import msgspec
 import trio
+from trio_websocket import WebSocketConnection, wrap_client_stream
 
 from santorini_server.dashboard.app import dashboard_app
 from santorini_server.records import ArchiveWriter
@@ -36,7 +38,9 @@ from santorini_server.tournament.output import ARCHIVE
 from .test_server_run_standings import a_record
 from .test_server_serve import Daemon
 
-__all__ = ["HOSTILE", "SlowCount", "counted_slowly", "start_dashboard", "wait_finished", "admin_token"]
+__all__ = [
+    "HOSTILE", "SlowCount", "counted_slowly", "start_dashboard", "wait_finished", "admin_token", "open_websocket_from",
+]
 
 HOSTILE = "<img src=x onerror=alert(1)>"
 
@@ -56,6 +60,25 @@ def start_dashboard(data: Path, *extra: str) -> Daemon:
     assert answer.status_code == 201, answer.text
     wait_finished(daemon.http, answer.json()["id"])
     return daemon
+
+
+@asynccontextmanager
+async def open_websocket_from(url: str, source: str) -> AsyncIterator[WebSocketConnection]:
+    """A WebSocket to ``url`` (ws://127.0.0.1:PORT/...) from the loopback address ``source``: the
+    daemon counts WebSockets per address, and a crowd of browsers comes from several."""
+    parts = urlsplit(url)
+    assert parts.hostname is not None and parts.port is not None
+    sock = trio.socket.socket()
+    await sock.bind((source, 0))
+    await sock.connect((parts.hostname, parts.port))
+    async with trio.open_nursery() as nursery:
+        socket = await wrap_client_stream(
+            nursery, trio.SocketStream(sock), f"{parts.hostname}:{parts.port}", f"{parts.path}?{parts.query}",
+        )
+        try:
+            yield socket
+        finally:
+            await socket.aclose()
 
 
 def admin_token(data: Path) -> str:

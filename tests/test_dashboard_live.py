@@ -22,6 +22,7 @@ from trio_websocket import ConnectionClosed, open_websocket_url
 
 from santorini_server.dashboard.live_routes import COALESCE, coalesce
 from tests.browser import Browser, artefacts_dir
+from tests.dashboard_daemon import open_websocket_from
 from tests.test_server_serve import CLI, Daemon, santorini
 
 BOTS = ("alpha", "beta")
@@ -117,8 +118,8 @@ async def test_twenty_viewers_each_receive_every_turn_in_order(server: Server) -
         key = event["game"]
     seen: list[dict[str, Any]] = []
 
-    async def viewer() -> None:
-        async with open_websocket_url(f"{server.ws}?topic=game:{key}") as ws:
+    async def viewer(source: str) -> None:  # each from its own address, as twenty browsers are
+        async with open_websocket_from(f"{server.ws}?topic=game:{key}", source) as ws:
             events = Events(ws)
             snapshot = await events.next()
             assert snapshot["type"] == "snapshot" and snapshot["game"]["game"] == key
@@ -133,8 +134,8 @@ async def test_twenty_viewers_each_receive_every_turn_in_order(server: Server) -
             seen.append({"start": start, "seqs": seqs, "turns": turns, "id": event["id"]})
 
     async with trio.open_nursery() as nursery:
-        for _ in range(20):
-            nursery.start_soon(viewer)
+        for i in range(20):
+            nursery.start_soon(viewer, f"127.0.1.{i + 1}")
     assert len(seen) == 20
     record = (await trio.to_thread.run_sync(server.daemon.http.get, f"/api/games/{seen[0]['id']}")).json()
     played = [t["turn"] for t in record["turns"]]

@@ -56,6 +56,10 @@ def _cluster(address: str, tls: DaskTLS | None) -> Callable[[TournamentConfig], 
     "--public", is_flag=True,
     help="Allow an --http address beyond loopback: the dashboard and API for other machines (use TLS).",
 )
+@click.option(
+    "--allowed-host", "allowed_hosts", multiple=True, metavar="NAME",
+    help="A host name the HTTP port answers to besides --http's host and loopback's (repeatable).",
+)
 @click.option("--ladder", is_flag=True, help="Play games continuously between the available bots, rated as they end.")
 @click.option("--tc", default="10+0.1", show_default=True, help="The ladder's time control.")
 @click.option("--gods", default="mortal/mortal", show_default=True, help="The ladder's god pairings, rotated (a,b,... or all).")
@@ -71,7 +75,8 @@ def _cluster(address: str, tls: DaskTLS | None) -> Callable[[TournamentConfig], 
                    "machine's certificate for the cluster too.")
 def serve(
     data_dir: Path, http: str, bots: str, tls_cert: Path | None, tls_key: Path | None,
-    drain_timeout: float, reconnect_grace: float, public: bool, ladder: bool, tc: str, gods: str, concurrency: int,
+    drain_timeout: float, reconnect_grace: float, public: bool, allowed_hosts: tuple[str, ...], ladder: bool,
+    tc: str, gods: str, concurrency: int,
     backend: str, address: str | None, tls_ca_file: Path | None, max_queued: int,
 ) -> None:
     """Keep a referee running: the job API, the bot port and the runs, until SIGTERM or Ctrl-C.
@@ -115,6 +120,7 @@ def serve(
             ladder_concurrency=concurrency,
             cluster=_cluster(address, dask_tls) if address is not None else None,
             max_queued=max_queued,
+            allowed_hosts=allowed_hosts,
         )
         if not public and not is_loopback(options.http[0]):
             raise click.UsageError(

@@ -19,13 +19,12 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 
 import trio
-from starlette.applications import Starlette
 from starlette.routing import Mount, Router
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from ..server.api import create_app
 from ..server.daemon import WebContext
-from .security import SecurityHeaders
+from .security import SecurityHeaders, SiteGuard
 
 __all__ = ["dashboard_app"]
 
@@ -50,8 +49,9 @@ class _Deferred:
         await (self._app or self.app())(scope, receive, send)
 
 
-def dashboard_app(web: WebContext) -> Starlette:
-    """The job API plus the dashboard's routes, every HTTP response carrying the security headers.
+def dashboard_app(web: WebContext) -> ASGIApp:
+    """The job API plus the dashboard's routes for the daemon's host names only, every HTTP
+    response carrying the security headers (the job API's 500 and the 400 for a foreign host too).
 
     While the app is served (its lifespan), a task builds the dashboard's routes in a worker
     thread, then counts the listed runs' standings in the background (``warm_standings``),
@@ -67,7 +67,6 @@ def dashboard_app(web: WebContext) -> Starlette:
     dashboard = _Deferred(build)
     app = create_app(web.store, web.registry, web.scheduler, web.admin_token)
     app.router.routes.append(Mount("", app=dashboard))  # after the job API's routes: every other path
-    app.add_middleware(SecurityHeaders)
 
     async def warm() -> None:
         for module in _MODULES:
@@ -85,4 +84,5 @@ def dashboard_app(web: WebContext) -> Starlette:
             nursery.cancel_scope.cancel()
 
     app.router.lifespan_context = lifespan
-    return app
+    # outside Starlette's own ServerErrorMiddleware, so that a 500 carries the headers too
+    return SecurityHeaders(SiteGuard(app, web.hosts, web.connections))

@@ -5,7 +5,9 @@ Reads are open to whoever can reach the port (loopback by default); every mutati
 ``Authorization: Bearer <admin token>`` (401 without one, 403 with a wrong one, compared in
 constant time).  Bodies are read with a bound (413 beyond :data:`MAX_BODY`) and checked field by
 field with the tournament's own settings schema (400 with the message for bad JSON, an unknown
-field or a wrong type).  Standings and crosstables are the tournament's, computed from the run's
+field, a wrong type or JSON nested deeper than Python's parser goes), within :data:`BODY_TIMEOUT`
+seconds (408 beyond).  An unexpected failure is answered 500 with a request id, which the one
+log line of the failure carries too.  Standings and crosstables are the tournament's, computed from the run's
 archive once and then kept current game by game (:mod:`.run_standings`); a game is read from its
 frame at the offset the index keeps: the files are the record, the database their index.
 """
@@ -15,9 +17,12 @@ from __future__ import annotations
 import hmac
 import json
 import math
+import secrets
+import traceback
 from typing import Any
 
 import msgspec
+import structlog
 import trio
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
@@ -34,13 +39,18 @@ from .registry import BotRegistry
 from .runs import QueueFull, RunScheduler, run_settings
 from .store import BadRunState, NoSuchGame, NoSuchRun, Run, Store, StoreError
 
-__all__ = ["MAX_BODY", "create_app"]
+__all__ = ["MAX_BODY", "BODY_TIMEOUT", "create_app"]
+
+_log = structlog.get_logger("santorini.api")
 
 MAX_BODY = 1024 * 1024
 """Largest request body accepted (bytes); more is answered 413."""
 DRAIN_LIMIT = 8 * MAX_BODY
 """A refused body up to this size is read to its end before the 413 goes out: closing a socket
 with unread bytes resets the connection, and the client would see the reset, not the answer."""
+BODY_TIMEOUT = 30.0
+"""Seconds to read a request body once its head is in; then it is answered 408 (a client trickling
+its body would hold its connection as long as it liked)."""
 
 
 def _error(status: int, message: str) -> JSONResponse:
@@ -55,18 +65,23 @@ async def _body(request: Request) -> Any:
         raise too_big
     chunks = bytearray()
     size = 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > DRAIN_LIMIT:
-            raise too_big
-        if size <= MAX_BODY:
-            chunks += chunk
+    with trio.move_on_after(BODY_TIMEOUT) as timer:
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > DRAIN_LIMIT:
+                raise too_big
+            if size <= MAX_BODY:
+                chunks += chunk
+    if timer.cancelled_caught:
+        raise HTTPException(408, f"the body took over {BODY_TIMEOUT:g} s to arrive")
     if size > MAX_BODY:
         raise too_big
     try:
         return json.loads(chunks)
     except (ValueError, UnicodeDecodeError) as exc:
         raise HTTPException(400, f"bad JSON: {exc}") from None
+    except RecursionError:
+        raise HTTPException(400, "bad JSON: nested too deeply") from None
 
 
 def _run_json(run: Run) -> dict[str, Any]:
@@ -189,7 +204,14 @@ def create_app(store: AsyncStore, registry: BotRegistry, scheduler: RunScheduler
 
     async def http_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, HTTPException)
+        if exc.status_code >= 500:
+            return _server_error(request, exc.detail, shown=exc.detail)
         return _error(exc.status_code, exc.detail)
+
+    async def internal_error(request: Request, exc: Exception) -> Response:
+        frames = traceback.extract_tb(exc.__traceback__)
+        where = f"{frames[-1].filename}:{frames[-1].lineno}" if frames else "?"
+        return _server_error(request, f"{type(exc).__name__}: {exc}"[:300], at=where)
 
     routes = [
         Route("/api/runs", submit, methods=["POST"]),
@@ -200,4 +222,16 @@ def create_app(store: AsyncStore, registry: BotRegistry, scheduler: RunScheduler
         Route("/api/games/{id}", get_game, methods=["GET"]),
         Route("/api/bots", bots, methods=["GET"]),
     ]
-    return Starlette(routes=routes, exception_handlers={HTTPException: http_error})
+    return Starlette(routes=routes, exception_handlers={HTTPException: http_error, Exception: internal_error})
+
+
+def _server_error(request: Request, error: str, *, at: str | None = None, shown: str = "internal error") -> Response:
+    """A 500 and its one log line, both with a new request id: the operator finds the one from the
+    other.  The client sees ``shown`` (what went wrong inside stays in the log)."""
+    request_id = secrets.token_hex(8)
+    _log.error("internal error", request_id=request_id, method=request.method, path=request.url.path,
+               error=error, **({"at": at} if at else {}))
+    message = f"{shown} (request id {request_id})"
+    if request.url.path.startswith("/api/"):
+        return JSONResponse({"error": message, "request_id": request_id}, status_code=500)
+    return PlainTextResponse(message, status_code=500)

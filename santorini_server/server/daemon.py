@@ -3,8 +3,8 @@
 
 Theory of operation.  One trio process; its nursery holds
 
-* the HTTP side: the job API (:mod:`.api`, a Starlette app) served by Hypercorn's trio worker,
-  whose ``shutdown_trigger`` is the drain event;
+* the HTTP side: the job API (:mod:`.api`, a Starlette app) served by Hypercorn's trio worker
+  with every connection counted (:mod:`.http_serve`), whose ``shutdown_trigger`` is the drain event;
 * the bot port: :func:`~.gateway.serve_bots`, logins checked by the store's authenticator, the
   logged-in bots in a :class:`~.registry.BotRegistry`;
 * the :class:`~.runs.RunScheduler`, which plays the queued runs (and resumes the interrupted ones);
@@ -21,8 +21,8 @@ from __future__ import annotations
 import signal
 import ssl
 import time
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -33,6 +33,8 @@ import trio
 from .async_store import AsyncStore
 from .auth import StoreAuthenticator
 from .gateway import DEFAULT_BOT_PORT, Gateway, serve_bots
+from .http_guard import ConnectionTable, HttpLimits, allowed_hosts
+from .http_serve import HttpGuard, hypercorn_config, serve_http
 from .live import LiveHub
 from .registry import BotRegistry
 from .remote_engine import RECONNECT_GRACE
@@ -100,6 +102,9 @@ class ServeOptions:
     """``--backend dask``: makes a run's backend on the Dask cluster (runs of local bots play there)."""
     max_queued: int = DEFAULT_MAX_QUEUED
     """``--max-queued``: runs that may wait to be played; ``POST /api/runs`` beyond is a 503."""
+    allowed_hosts: tuple[str, ...] = ()
+    """``--allowed-host``: host names the HTTP port answers to besides ``--http``'s and loopback's."""
+    http_limits: HttpLimits = field(default_factory=HttpLimits)
 
 
 @dataclass(frozen=True)
@@ -114,6 +119,10 @@ class WebContext:
     admin_token: str
     secure: bool
     """The HTTP port speaks TLS (cookies are marked ``Secure``)."""
+    hosts: frozenset[str] = allowed_hosts("127.0.0.1")
+    """The host names the HTTP port answers to (``Host``, and a WebSocket's ``Origin``)."""
+    connections: ConnectionTable | None = None
+    """The HTTP port's open connections, where a WebSocket is counted (None: no such bound)."""
 
 
 AppFactory = Callable[[WebContext], Any]
@@ -139,16 +148,18 @@ async def serve(
     """Run the daemon until SIGTERM/SIGINT (or ``drain`` is set), then drain and return.
 
     ``app_factory`` builds the HTTP app (the dashboard's, SPEC.md section 17); None: the job API alone.
-    """
-    from hypercorn.config import Config
-    from hypercorn.trio import serve as hypercorn_serve
 
+    Raises:
+        ValueError: an ``allowed_hosts`` entry that is not a host name.
+        ListenError: a port that cannot be opened.
+    """
     from .api import create_app
 
     if options.ladder:  # the ladder brings the referee's game loop and openskill: only when asked for
         from .ladder import Ladder
 
     begun = time.monotonic()
+    hosts = allowed_hosts(options.http[0], options.allowed_hosts)
     store = await AsyncStore.open(options.data)
     admin_token = await trio.to_thread.run_sync(ensure_admin_token, options.data)
     drain = trio.Event() if drain is None else drain
@@ -169,14 +180,15 @@ async def serve(
         else None
     )
     tls = _tls_context(options)
-    config = Config()
-    config.bind = [_format_address(*options.http)]
-    config.accesslog = None
-    config.errorlog = None
-    config.graceful_timeout = 1.0
-    if tls is not None:
-        config.certfile, config.keyfile = str(options.tls_cert), str(options.tls_key) if options.tls_key else None
-    web = WebContext(store, registry, scheduler, hub, admin_token, secure=tls is not None)
+    config = hypercorn_config(
+        _format_address(*options.http), options.http_limits,
+        str(options.tls_cert) if tls is not None else None, str(options.tls_key) if options.tls_key else None,
+    )
+    guard = HttpGuard(options.http_limits)
+    web = WebContext(
+        store, registry, scheduler, hub, admin_token, secure=tls is not None,
+        hosts=hosts, connections=guard.table,
+    )
     app = app_factory(web) if app_factory is not None else create_app(store, registry, scheduler, admin_token)
     failure: ListenError | None = None
     try:
@@ -192,7 +204,7 @@ async def serve(
             if failure is None:
                 bot_port = listeners[0].socket.getsockname()[1]
                 try:
-                    bound = await nursery.start(_http, hypercorn_serve, app, config, drain)
+                    bound = await nursery.start(serve_http, app, config, guard, drain.wait)
                 except* OSError as group:
                     failure = _listen_error(group, "--http", options.http)
             if failure is None:
@@ -218,17 +230,6 @@ async def serve(
     if failure is not None:
         raise failure
     say("santorini serve: stopped")
-
-
-async def _http(
-    hypercorn_serve: Callable[..., Awaitable[None]],
-    app: object,
-    config: object,
-    drain: trio.Event,
-    *,
-    task_status: trio.TaskStatus[list[str]] = trio.TASK_STATUS_IGNORED,
-) -> None:
-    await hypercorn_serve(app, config, shutdown_trigger=drain.wait, task_status=task_status)
 
 
 async def _signals(drain: trio.Event) -> None:
