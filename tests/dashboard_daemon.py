@@ -63,7 +63,7 @@ def start_dashboard(data: Path, *extra: str) -> Daemon:
 
 
 @asynccontextmanager
-async def open_websocket_from(url: str, source: str) -> AsyncIterator[WebSocketConnection]:
+async def open_websocket_from(url: str, source: str, message_queue_size: int = 1) -> AsyncIterator[WebSocketConnection]:
     """A WebSocket to ``url`` (ws://127.0.0.1:PORT/...) from the loopback address ``source``: the
     daemon counts WebSockets per address, and a crowd of browsers comes from several."""
     parts = urlsplit(url)
@@ -74,6 +74,7 @@ async def open_websocket_from(url: str, source: str) -> AsyncIterator[WebSocketC
     async with trio.open_nursery() as nursery:
         socket = await wrap_client_stream(
             nursery, trio.SocketStream(sock), f"{parts.hostname}:{parts.port}", f"{parts.path}?{parts.query}",
+            message_queue_size=message_queue_size,
         )
         try:
             yield socket
