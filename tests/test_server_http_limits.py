@@ -175,6 +175,18 @@ def test_one_address_is_capped_and_the_table_forgets_it_with_its_last_connection
     assert len(table) == 0 and table.count("10.0.0.1") == 0 and not table._per_address and not table._peers
 
 
+def test_an_ipv6_64_is_one_address_and_an_ipv4_mapped_address_is_its_ipv4_one() -> None:
+    table = ConnectionTable(HttpLimits(per_address=2, total=10, pressure=10))
+    assert table.admit(("2001:db8:1:2::1", 1), 0.0)[0] is not None
+    assert table.admit(("2001:db8:1:2:ffff::9", 1), 0.0)[0] is not None
+    assert table.admit(("2001:db8:1:2::3", 1), 0.0) == (None, [])  # a third from the same /64
+    assert table.admit(("2001:db8:1:3::1", 1), 0.0)[0] is not None  # the next /64 is another address
+    assert table.admit(("::ffff:10.0.0.1", 1), 0.0)[0] is not None
+    assert table.admit(("10.0.0.1", 2), 0.0)[0] is not None
+    assert table.admit(("10.0.0.1", 3), 0.0) == (None, [])
+    assert table.count("2001:db8:1:2::/64") == 2 and table.count("10.0.0.1") == 2
+
+
 def test_under_pressure_a_new_connection_closes_the_idle_ones_oldest_first() -> None:
     table = ConnectionTable(HttpLimits(per_address=10, total=4, pressure=3, idle_under_pressure=1.0))
     old, _ = table.admit(("10.0.0.1", 1), 0.0)

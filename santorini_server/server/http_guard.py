@@ -18,6 +18,8 @@ from collections import Counter
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
+from .admission import address_key
+
 __all__ = ["HttpLimits", "Connection", "ConnectionTable", "allowed_hosts", "split_authority", "host_allowed", "origin_allowed"]
 
 
@@ -88,7 +90,8 @@ class Connection:
 
     @property
     def address(self) -> str:
-        return self.peer[0]
+        """What the connection counts against: its IPv4 address, or its IPv6 /64 (the bot port's rule)."""
+        return address_key(self.peer[0])
 
 
 class ConnectionTable:
@@ -117,7 +120,7 @@ class ConnectionTable:
             (under pressure: those silent for ``idle_under_pressure`` seconds, oldest first,
             already out of the table).
         """
-        address = peer[0]
+        address = address_key(peer[0])
         if self._per_address[address] >= self.limits.per_address:
             return None, []
         evicted: list[Connection] = []
