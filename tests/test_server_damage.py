@@ -24,7 +24,7 @@ from santorini_server.tournament.config import Settings, save_settings
 from santorini_server.tournament.output import ARCHIVE
 
 from .test_server_run_standings import a_record
-from .test_server_serve import CLI, santorini
+from .test_server_serve import CLI, Daemon, santorini
 
 
 @dataclass
@@ -67,6 +67,34 @@ def a_match(
 
 def four_games() -> list[GameRecord]:
     return [a_record(n, *(("alpha", "beta") if n % 2 else ("beta", "alpha"))) for n in (1, 2, 3, 4)]
+
+
+# --- finding: the game page reads one frame ----------------------------------------------------
+
+
+def test_a_game_page_is_the_frame_at_its_indexed_offset_never_a_scan(tmp_path: Path) -> None:
+    """The archive holds game 1 twice (a resume's duplicate): the index, which the ratings
+    follow, points at the second copy, and the page shows that one, as ``/games/ID`` and as
+    ``/games/RUN-NUMBER``; a scan of the archive would find the first.  A game indexed where the
+    archive holds no frame of it, or not indexed at all, is a 404 that says so."""
+    data = tmp_path / "data"
+    first, indexed = a_record(1, "alpha", "beta"), a_record(1, "beta", "alpha", "0-1")
+    match = a_match(data, [first, indexed, a_record(2, "alpha", "beta")], indexed=[1, 2])
+    with sqlite3.connect(data / DB_FILE) as conn:  # game 2's offset now points at game 1's second copy
+        conn.execute("UPDATE games SET archive_offset = ? WHERE id = ?", (match.offsets[1], match.ids[2]))
+    daemon = Daemon(data)
+    try:
+        for path in (f"/games/{match.ids[1]}", f"/games/{match.run_id}-1"):
+            page = daemon.http.get(path)
+            assert page.status_code == 200, page.text[:300]
+            assert "<title>beta vs alpha \u2014 mortal/mortal" in page.text, page.text[:400]
+        for path in (f"/games/{match.ids[2]}", f"/games/{match.run_id}-2"):  # indexed, but that frame is game 1
+            page = daemon.http.get(path)
+            assert page.status_code == 404 and f"run {match.run_id}&#39;s index lists it" in page.text, page.text
+        page = daemon.http.get(f"/games/{match.run_id}-3")
+        assert page.status_code == 404 and "not in run" in page.text
+    finally:
+        assert daemon.stop() == 0
 
 
 # --- finding: a damaged database is one line ---------------------------------------------------

@@ -762,6 +762,21 @@ class Store:
         """Raises NoSuchGame."""
         return self._find_game(self._conn, game_id)
 
+    def run_game(self, run_id: int, number: int) -> Game:
+        """Game ``number`` of a run (the index of a run's game numbers: one lookup).
+
+        Raises:
+            NoSuchGame: the run has no game of that number indexed.
+        """
+        row = None
+        if _is_rowid(run_id) and _is_rowid(number):
+            row = self._conn.execute(
+                f"SELECT {self._GAME_COLUMNS} FROM games WHERE run_id = ? AND number = ?", (run_id, number)
+            ).fetchone()
+        if row is None:
+            raise NoSuchGame(f"no game {number} in run {run_id}")
+        return self._game(self._conn, row)
+
     def games(self, run_id: int) -> list[Game]:
         """A run's games by number (a resumed run compares these numbers with its records)."""
         rows = self._conn.execute(f"SELECT {self._GAME_COLUMNS} FROM games WHERE run_id = ? ORDER BY number", (run_id,))
