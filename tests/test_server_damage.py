@@ -8,20 +8,27 @@ cut; databases made by the store, then pages overwritten; and a real ``santorini
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import sqlite3
 import subprocess
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
 import msgspec
 import pytest
+import structlog
 
-from santorini_server.records import ArchiveWriter, GameRecord
-from santorini_server.server.runs import RUNS_DIR, index_game
+from santorini_server.records import ArchiveWriter, GameRecord, encode_frame
+from santorini_server.server.async_store import AsyncStore
+from santorini_server.server.run_standings import RunStandings
+from santorini_server.server.runs import RUNS_DIR, DamageLog, index_game, reconcile
 from santorini_server.server.store import DB_FILE, DamagedStore, RunState, Store, StoreError
-from santorini_server.tournament.config import Settings, save_settings
+from santorini_server.tournament.config import Settings, TournamentConfig, save_settings
 from santorini_server.tournament.output import ARCHIVE
+from santorini_server.tournament.scoring import new_standings
 
 from .test_server_run_standings import a_record
 from .test_server_serve import CLI, Daemon, santorini
@@ -69,6 +76,23 @@ def four_games() -> list[GameRecord]:
     return [a_record(n, *(("alpha", "beta") if n % 2 else ("beta", "alpha"))) for n in (1, 2, 3, 4)]
 
 
+def warnings(daemon: Daemon) -> list[dict]:
+    """The daemon's ``archive damaged`` log lines (JSON Lines: its stderr is a pipe)."""
+    found = []
+    for line in list(daemon.lines):
+        if line.startswith("{") and '"archive damaged"' in line:
+            found.append(json.loads(line))
+    return found
+
+
+def wait_for_warnings(daemon: Daemon, count: int, timeout: float = 20) -> list[dict]:
+    deadline = time.monotonic() + timeout
+    while len(found := warnings(daemon)) < count:
+        assert time.monotonic() < deadline, "".join(daemon.lines)
+        time.sleep(0.05)
+    return found
+
+
 # --- finding: the game page reads one frame ----------------------------------------------------
 
 
@@ -95,6 +119,106 @@ def test_a_game_page_is_the_frame_at_its_indexed_offset_never_a_scan(tmp_path: P
         assert page.status_code == 404 and "not in run" in page.text
     finally:
         assert daemon.stop() == 0
+
+
+# --- finding: archive damage is said -----------------------------------------------------------
+
+
+def test_a_flipped_byte_is_logged_at_start_shown_on_the_run_page_and_in_the_api(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    match = a_match(data, four_games())
+    raw = bytearray(match.archive.read_bytes())
+    raw[match.offsets[1] + 30] ^= 0xFF  # game 2's payload checksum fails
+    match.archive.write_bytes(raw)
+    length = match.offsets[2] - match.offsets[1]
+    text = f"damaged region at byte {match.offsets[1]} ({length} bytes) skipped: payload checksum mismatch"
+    daemon = Daemon(data)
+    try:
+        # at start, before any request: the warm-up's count of the runs home lists finds it
+        (logged,) = wait_for_warnings(daemon, 1)
+        assert logged["run"] == match.run_id and logged["level"] == "warning"
+        assert logged["region"] == f"{text}; lost: game 2"
+        run = daemon.http.get(f"/api/runs/{match.run_id}").json()
+        assert run["damage"] == [{
+            "offset": match.offsets[1], "length": length, "truncated": False, "reason": "payload checksum mismatch",
+            "lost": [{"number": 2, "id": match.ids[2]}], "lost_games": 1,
+        }]
+        assert run["damaged_regions"] == 1 and run["games"] == 3 and len(run["game_ids"]) == 4
+        page = daemon.http.get(f"/runs/{match.run_id}").text
+        note = re.search(r'id="archive-damage">(.*?)</div>', page, re.S)
+        assert note is not None, page
+        assert "archive is damaged" in note[1] and text in note[1]
+        assert f'<a href="/games/{match.ids[2]}">game 2</a>' in note[1]
+        assert len(warnings(daemon)) == 1  # logged once, whoever looked
+    finally:
+        assert daemon.stop() == 0
+
+
+def test_a_cut_tail_is_said_once_the_run_has_ended(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    match = a_match(data, four_games())
+    size = match.archive.stat().st_size
+    os.truncate(match.archive, size - 10)  # game 4's frame loses its last 10 bytes
+    daemon = Daemon(data)
+    try:
+        (logged,) = wait_for_warnings(daemon, 1)
+        assert logged["region"].startswith(f"truncated frame at byte {match.offsets[3]} ({size - 10 - match.offsets[3]} bytes)")
+        assert logged["region"].endswith("; lost: game 4")
+        run = daemon.http.get(f"/api/runs/{match.run_id}").json()
+        (region,) = run["damage"]
+        assert region["truncated"] and region["offset"] == match.offsets[3] and region["lost"] == [
+            {"number": 4, "id": match.ids[4]}
+        ]
+        assert "payload cut off" in region["reason"] and run["games"] == 3
+        assert 'id="archive-damage"' in daemon.http.get(f"/runs/{match.run_id}").text
+    finally:
+        assert daemon.stop() == 0
+
+
+def test_a_cut_tail_while_the_run_plays_is_a_write_in_progress_and_garbage_is_kept_once(tmp_path: Path) -> None:
+    """The standings' count keeps a damaged region followed by a good frame for good, reads the
+    tail again each time, and counts a cut-off frame there only once the run has ended."""
+    settings = Settings(engines=["random name=alpha", "greedy name=beta"], rounds=4)
+    config = TournamentConfig.from_settings(settings)
+    entry = RunStandings(config, new_standings(config))
+    archive = tmp_path / ARCHIVE
+    frames = [encode_frame(record) for record in four_games()]
+    archive.write_bytes(frames[0] + b"junk" * 5 + frames[1] + frames[2][:40])
+    entry.view(archive, "t", lambda *_: None, final=False)
+    junk = len(frames[0])
+    assert [(r.offset, r.length, r.truncated) for r in entry.damage(final=False).regions] == [(junk, 20, False)]
+    assert entry.damage(final=True).count == 2 and entry.damage(final=True).regions[1].truncated
+    with archive.open("ab") as file:  # the write completes, and garbage follows it
+        file.write(frames[2][40:] + b"\0" * 7)
+    entry.view(archive, "t", lambda *_: None, final=False)
+    regions = entry.damage(final=False).regions
+    tail = len(frames[0]) + 20 + len(frames[1]) + len(frames[2])
+    assert [(r.offset, r.length) for r in regions] == [(junk, 20), (tail, 7)]
+    entry.view(archive, "t", lambda *_: None, final=True)  # read again: the same regions, not twice
+    assert entry.damage(final=True).regions == regions and len(entry.seen) == 3
+
+
+async def test_a_resume_indexes_missing_games_with_their_offsets_and_reports_damage(tmp_path: Path) -> None:
+    """:func:`reconcile` (before a run resumes) indexes a game the index missed with its frame's
+    offset (so its page reads one frame) and reports the damaged regions it read past, but not a
+    frame cut off at the end: that is a crash mid-write, which the resume cuts off."""
+    data = tmp_path / "data"
+    match = a_match(data, four_games(), indexed=[0, 1, 2], state="running")
+    raw = bytearray(match.archive.read_bytes())
+    raw[match.offsets[1] + 30] ^= 0xFF
+    match.archive.write_bytes(bytes(raw) + encode_frame(a_record(5, "alpha", "beta"))[:30])
+    store = await AsyncStore.open(data)
+    try:
+        with structlog.testing.capture_logs() as logs:
+            assert await reconcile(store, match.run_id, match.archive.parent, DamageLog(store)) == 1
+        game = await store.read(Store.run_game, match.run_id, 4)
+        assert game.archive_offset == match.offsets[3]
+        assert [entry["region"] for entry in logs if entry["event"] == "archive damaged"] == [
+            f"damaged region at byte {match.offsets[1]} ({match.offsets[2] - match.offsets[1]} bytes) skipped: "
+            "payload checksum mismatch; lost: game 2"
+        ]
+    finally:
+        store.close()
 
 
 # --- finding: a damaged database is one line ---------------------------------------------------

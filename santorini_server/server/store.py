@@ -29,12 +29,13 @@ starts fast); :class:`~.async_store.AsyncStore` is the daemon's facade over it.
 
 from __future__ import annotations
 
+import bisect
 import functools
 import inspect
 import json
 import re
 import sqlite3
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -776,6 +777,30 @@ class Store:
         if row is None:
             raise NoSuchGame(f"no game {number} in run {run_id}")
         return self._game(self._conn, row)
+
+    def games_within(
+        self, run_id: int, regions: Sequence[tuple[int, int]], limit: int
+    ) -> list[tuple[int, list[tuple[int, int]]]]:
+        """For each byte range ``[start, end)`` of the run's archive (in file order, disjoint): how
+        many of the run's indexed games have their frame starting there, and the first ``limit``
+        of them as (number, id), by number: the games a damaged region of the archive lost.  One
+        pass over the run's rows (in the order of its number index)."""
+        counts = [0] * len(regions)
+        first: list[list[tuple[int, int]]] = [[] for _ in regions]
+        if regions:
+            starts = [start for start, _ in regions]
+            rows = self._conn.execute(
+                "SELECT archive_offset, number, id FROM games WHERE run_id = ? AND archive_offset IS NOT NULL"
+                " ORDER BY number",
+                (run_id,),
+            )
+            for offset, number, game_id in rows:
+                k = bisect.bisect_right(starts, offset) - 1
+                if k >= 0 and offset < regions[k][1]:
+                    counts[k] += 1
+                    if len(first[k]) < limit:
+                        first[k].append((number, game_id))
+        return list(zip(counts, first, strict=True))
 
     def games(self, run_id: int) -> list[Game]:
         """A run's games by number (a resumed run compares these numbers with its records)."""
