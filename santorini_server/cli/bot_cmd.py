@@ -183,8 +183,11 @@ def _bot_json(entry: Bot, games: int, rating: Rating | None) -> dict[str, Any]:
 def list_(as_json: bool, data_dir: Path) -> None:
     """List the bots: name, kind, engine, created, state, games and rating. Tokens are never shown."""
     with _open(data_dir) as store:
-        ratings = store.ratings()
-        rows = [(entry, store.games_played(entry.name), ratings.get(entry.name)) for entry in store.bots()]
+        try:
+            ratings = store.ratings()
+            rows = [(entry, store.games_played(entry.name), ratings.get(entry.name)) for entry in store.bots()]
+        except StoreError as exc:  # a damaged database (SPEC.md section 16.1)
+            raise click.ClickException(str(exc)) from None
     if as_json:
         click.echo(json.dumps([_bot_json(*row) for row in rows], indent=2))
         return

@@ -193,8 +193,7 @@ def checked_rows(reader: _Reader, jobs: int | None) -> Iterator[tuple[int, Row] 
 
 
 def _damage_text(item: CorruptFrame) -> str:
-    kind = "truncated frame" if item.truncated else "damaged region"
-    return f"warning: {kind} at byte {item.offset} ({item.length} bytes) skipped: {item.reason}"
+    return f"warning: {item.describe()}"
 
 
 def _symbols() -> tuple[str, str]:

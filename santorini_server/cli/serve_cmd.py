@@ -91,7 +91,7 @@ def serve(
     from ..dashboard.app import dashboard_app
     from ..server.daemon import DEFAULT_HTTP_PORT, ListenError, ServeOptions, parse_host_port
     from ..server.daemon import serve as run_daemon
-    from ..server.store import StoreError
+    from ..server.store import DamagedStore, StoreError
     from .dask_options import checked_address
 
     if (tls_cert is None) != (tls_key is None):
@@ -131,3 +131,10 @@ def serve(
         raise click.ClickException(str(exc)) from None
     except OSError as exc:
         raise click.ClickException(f"cannot serve: {exc.strerror or exc}") from None
+    except BaseExceptionGroup as group:  # a task found the database damaged after the start's check
+        found: BaseException | None = group.subgroup(DamagedStore)
+        while isinstance(found, BaseExceptionGroup):
+            found = found.exceptions[0]
+        if found is None:
+            raise
+        raise click.ClickException(str(found)) from None

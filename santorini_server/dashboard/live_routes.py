@@ -7,8 +7,8 @@ one topic, then one task forwards its queue to the socket (at most one message p
 discards) what the browser sends, to notice it leaving.  A send that takes longer than
 :data:`SEND_TIMEOUT` drops the viewer as a full queue does.  The game page is the replay
 viewer's own markup and script (:mod:`santorini_server.viewer`), fed by ``live.js`` from the
-game's snapshot and turn events while it plays, and rendered from the record once it is in the
-run's archive.
+game's snapshot and turn events while it plays, and rendered from the record once it is indexed:
+the one frame at the offset the index keeps (:func:`find_record`), never a scan of the archive.
 """
 
 from __future__ import annotations
@@ -26,11 +26,11 @@ from starlette.responses import HTMLResponse, PlainTextResponse, Response
 from starlette.routing import BaseRoute, Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from ..records import GameRecord, read_archive
+from ..records import ArchiveError, GameRecord, read_record_at
 from ..server.async_store import AsyncStore
 from ..server.live import BadTopic, LiveHub, TooManyViewers, Viewer, game_key
 from ..server.runs import RunScheduler
-from ..server.store import NoSuchGame, Store
+from ..server.store import Game, NoSuchGame, Store
 from ..tournament.output import ARCHIVE
 from ..viewer.model import game_data
 from ..viewer.svg import DEFS, ISO_BOX, STYLE, TOP_BOX, geometry
@@ -97,13 +97,17 @@ def _page(template: str, status: int = 200, **values: Any) -> HTMLResponse:
     return HTMLResponse(html, status_code=status)
 
 
-def find_record(directory: Path, number: int) -> GameRecord | None:
-    """Game ``number`` of the run whose files are in ``directory``, or None."""
-    archive = directory / ARCHIVE
-    if not archive.exists():
+def find_record(archive: Path, game: Game) -> GameRecord | None:
+    """The record of an indexed game: the one frame at the offset the index keeps, read without
+    scanning the archive (a page costs the same at the first game and the millionth), or None if
+    no intact frame of that game is there (damage, or a game indexed without its offset)."""
+    if game.archive_offset is None:
         return None
-    records, _ = read_archive(archive)
-    return next((r for r in records if r.game_number == number), None)
+    try:
+        record = read_record_at(archive, game.archive_offset)
+    except (ArchiveError, OSError):
+        return None
+    return record if record.game_number == game.number else None
 
 
 def live_routes(store: AsyncStore, scheduler: RunScheduler, hub: LiveHub) -> list[BaseRoute]:
@@ -120,6 +124,7 @@ def live_routes(store: AsyncStore, scheduler: RunScheduler, hub: LiveHub) -> lis
         found = _GAME_ID.fullmatch(text)
         if found is None:
             return not_found(f"No game {text[:40]!r} (a game is /games/ID or /games/RUN-NUMBER).")
+        game: Game | None = None
         if found.group(3) is not None:
             try:
                 game = await store.read(Store.game, int(found.group(3)))
@@ -134,9 +139,17 @@ def live_routes(store: AsyncStore, scheduler: RunScheduler, hub: LiveHub) -> lis
             title = " vs ".join(feed.names) + " \u2014 " + "/".join(feed.gods)
             data: dict[str, Any] = {"geometry": geometry(), "games": []}
             return _page("game.html.j2", title=title, key=key, state="live", data=data, **board)
-        record = await trio.to_thread.run_sync(find_record, scheduler.run_directory(run_id), number)
+        if game is None:
+            try:
+                game = await store.read(Store.run_game, run_id, number)
+            except NoSuchGame:  # a game is shown once indexed, right after its frame is written
+                return not_found(f"No game {text}: not being played, and not in run {run_id}'s index.")
+        record = await trio.to_thread.run_sync(find_record, scheduler.run_directory(run_id) / ARCHIVE, game)
         if record is None:
-            return not_found(f"No game {text}: not being played, and not in run {run_id}'s records.")
+            return not_found(
+                f"No record of game {text}: run {run_id}'s index lists it, but its archive holds no readable "
+                f"frame of it where the index says (see /runs/{run_id})."
+            )
         data = {"geometry": geometry(), "games": [game_data(record, number)]}  # one game: the ordinary viewer
         title = " vs ".join(record.players) + " \u2014 " + "/".join(record.gods)
         return _page("game.html.j2", title=title, key=key, state="finished", data=data, **board)

@@ -44,7 +44,7 @@ from ..server.async_store import AsyncStore
 from ..server.names import parse_id
 from ..server.registry import BotRegistry
 from ..server.run_standings import Counting
-from ..server.runs import QueueFull, RunScheduler, run_settings
+from ..server.runs import DamagedRegion, QueueFull, RunScheduler, run_settings
 from ..server.store import BadRunState, Bot, BotHasGames, NoSuchBot, NoSuchRun, Run, Store, StoreError
 from ..stats.standings import Standings
 from ..tournament.config import Settings, TournamentConfig
@@ -211,16 +211,21 @@ def _config(run: Run) -> TournamentConfig | None:
 
 async def warm_standings(store: AsyncStore, scheduler: RunScheduler) -> None:
     """Count the standings of the runs the home page lists, one after another in a worker thread,
-    so that a run's first view after a start does not read its whole archive (SPEC.md section 17.1).
-    A run whose settings or archive cannot be read is left to its page, which says why."""
+    so that a run's first view after a start does not read its whole archive (SPEC.md section 17.1);
+    the damaged regions a count finds are logged then (SPEC.md section 16.4).  A run whose
+    settings or archive cannot be read is left to its page, which says why."""
     for run in await store.read(Store.recent_runs, RECENT_RUNS):
         try:
             config = await trio.to_thread.run_sync(_config, run)
             if config is not None:
                 archive = scheduler.run_directory(run.id) / ARCHIVE
-                view = partial(scheduler.standings.view, run.id, partial(_same, config), archive, "page", run_tables)
+                final = run.state in ("finished", "cancelled")
+                view = partial(
+                    scheduler.standings.view, run.id, partial(_same, config), archive, "page", run_tables, final=final
+                )
                 await trio.to_thread.run_sync(view)
-        except (ValueError, OSError, msgspec.ValidationError):
+                await scheduler.damage(run.id, final=final)
+        except (ValueError, OSError, msgspec.ValidationError, StoreError):
             continue
 
 
@@ -331,17 +336,22 @@ def page_routes(
         found = await run_config(run)
         config, unreadable = (None, found) if isinstance(found, str) else (found, None)
         tables = None
+        damage: list[DamagedRegion] = []
+        regions = 0
         if config is not None:
             archive = scheduler.run_directory(run.id) / ARCHIVE
             final = run.state in ("finished", "cancelled")
             view = partial(cache.view, run.id, partial(_same, config), archive, "page", run_tables, final=final)
             tables = await within(view, STANDINGS_WAIT)
+            if tables is not None:
+                damage, regions = await scheduler.damage(run.id, final=final)
         total = len(config.schedule) if config is not None else None
         shown: Progress = progress(data["done"], total, run.started, run.finished, datetime.now(UTC))
         return render(
             request, "run.html.j2", f"run:{run.id}", run=run, engines=run.bot_names, progress=shown,
             tables=tables, counting=config is not None and tables is None, config=config, unreadable=unreadable,
             terminations=data["terminations"], games=data["games"], pager=data["pager"],
+            damage=damage, damaged_regions=regions,
         )
 
     async def bot_page(request: Request) -> Response:

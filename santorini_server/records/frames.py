@@ -77,6 +77,11 @@ class CorruptFrame:
     truncated: bool = False
     """True if the region is a frame cut off by the end of the file (an interrupted write)."""
 
+    def describe(self) -> str:
+        """The region in words, as every reader reports it (``santorini replay``, the server)."""
+        kind = "truncated frame" if self.truncated else "damaged region"
+        return f"{kind} at byte {self.offset} ({self.length} bytes) skipped: {self.reason}"
+
 
 @dataclass(frozen=True, slots=True)
 class Frame:

@@ -143,8 +143,13 @@ def create_app(store: AsyncStore, registry: BotRegistry, scheduler: RunScheduler
     async def get_run(request: Request) -> Response:
         run = await run_or_404(request)
         game_ids = await store.read(Store.game_ids, run.id)
-        detail = await scheduler.tables(run.id, len(game_ids), final=run.state in ("finished", "cancelled"))
-        return JSONResponse({**_run_json(run), **detail, "game_ids": game_ids})
+        final = run.state in ("finished", "cancelled")
+        detail = await scheduler.tables(run.id, len(game_ids), final=final)
+        damage, regions = await scheduler.damage(run.id, final=final)
+        return JSONResponse({
+            **_run_json(run), **detail, "game_ids": game_ids,
+            "damage": [region.json() for region in damage], "damaged_regions": regions,
+        })
 
     async def cancel(request: Request) -> Response:
         authorize(request)

@@ -11,6 +11,13 @@ in progress is left for the next view; a game number seen before (a resume's dup
 once.  The first view of a run after the daemon starts reads the whole archive once, decoding
 each record's tags and eliminations but not its turns.  Nothing holds the records themselves.
 
+Damage is kept as it is read (:meth:`RunStandings.damage`), so that a game missing from the
+standings is said to be, never silently: a damaged region followed by a good frame is kept for
+good (an archive only grows, and it is not read again); the region after the last good frame,
+read again with every view, is replaced each time, and a frame cut off there counts only once
+the run has ended (while it plays, that is a write in progress; a resume cuts off what a crash
+left there, SPEC.md section 10.4).
+
 What a view shows (the API's text tables, the page's tables) is made by the caller's ``show``
 from the run's config and standings, and kept per kind: it is made again only when games were added, and while a
 run plays at most once a :data:`REFRESH` (rendering a big round robin's crosstable costs tens of
@@ -33,7 +40,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
-from ..records.frames import ArchiveError, Frame, iter_frames
+from ..records.frames import ArchiveError, CorruptFrame, Frame, iter_frames
 from ..records.payload import decode_record_without_turns
 from ..tournament.config import TournamentConfig
 
@@ -41,7 +48,7 @@ if TYPE_CHECKING:
     from ..stats.nseat_standings import NSeatStandings  # loads openskill: only three and four seats need it
     from ..stats.standings import Standings
 
-__all__ = ["Counting", "RunStandings", "StandingsCache", "Show", "REFRESH", "text_tables"]
+__all__ = ["Counting", "Damage", "MAX_REGIONS", "RunStandings", "StandingsCache", "Show", "REFRESH", "text_tables"]
 
 _T = TypeVar("_T")
 
@@ -61,6 +68,20 @@ daemon's start while the warm-up counts 10,000 games: 674 ms without the pause, 
 PAUSE = 0.0005
 """Seconds a count sleeps after each :data:`SLICE` (a sleep of 0 would not do: the counting
 thread takes the interpreter back before the waiting one wakes)."""
+MAX_REGIONS = 100
+"""Damaged regions of a run's archive kept and shown (the first in the file); more are counted.
+Each is kept in memory while the daemon runs and is matched with the games the index has there,
+so an archive damaged all through costs no more than this."""
+
+
+@dataclass(frozen=True)
+class Damage:
+    """What a run's archive holds that is not a readable game."""
+
+    regions: tuple[CorruptFrame, ...]
+    """The first :data:`MAX_REGIONS` damaged regions, in file order."""
+    count: int
+    """How many damaged regions in all."""
 
 
 class Counting(Exception):
@@ -81,6 +102,26 @@ class RunStandings:
     """Per kind of view: the games counted when it was made, when, and what ``show`` gave."""
     counted: bool = False
     """The archive was read once: later views read only what it gained."""
+    damaged: list[CorruptFrame] = field(default_factory=list)
+    """Damaged regions before the last good frame (byte offsets in the archive), in file order:
+    the first :data:`MAX_REGIONS`."""
+    more: int = 0
+    """Damaged regions found beyond :data:`MAX_REGIONS`."""
+    tail: tuple[CorruptFrame, ...] = ()
+    """Damaged regions after the last good frame, as last read."""
+
+    def damage(self, *, final: bool) -> Damage:
+        """The damaged regions of the archive as read so far; a frame cut off at its end only if
+        the run has ended (``final``): while it plays, that is a write in progress."""
+        tail = [region for region in self.tail if final or not region.truncated]
+        regions = (self.damaged + tail)[:MAX_REGIONS]
+        return Damage(tuple(regions), len(self.damaged) + self.more + len(tail))
+
+    def _damaged(self, region: CorruptFrame) -> None:
+        if len(self.damaged) < MAX_REGIONS:
+            self.damaged.append(region)
+        else:
+            self.more += 1
 
     def view(self, archive: Path, kind: str, show: Show[_T], *, final: bool, wait: float | None = None) -> _T:
         """``show(config, standings, games counted)`` once the games appended to ``archive`` since
@@ -117,23 +158,30 @@ class RunStandings:
 
         end = 0
         until = time.perf_counter() + SLICE
+        regions: list[CorruptFrame] = []  # since the last good frame
         for item in iter_frames(tail):
             if time.perf_counter() > until:
                 time.sleep(PAUSE)
                 until = time.perf_counter() + SLICE
             if not isinstance(item, Frame):
+                regions.append(CorruptFrame(self.offset + item.offset, item.length, item.reason, item.truncated))
                 continue
+            for region in regions:
+                self._damaged(region)
+            regions = []
             end = item.offset + item.size
             try:
                 record = decode_record_without_turns(item.payload)
-            except ArchiveError:
-                continue  # an unreadable payload: the archive's readers report it; the standings skip it
+            except ArchiveError as exc:  # a frame whose payload does not decode: damage like any other
+                self._damaged(CorruptFrame(self.offset + item.offset, item.size, f"unreadable payload: {exc}"))
+                continue
             number = record.game_number
             if number is None or number in self.seen or not 1 <= number <= len(self.config.schedule):
                 continue  # a resumed run may hold a game twice: it counts once
             self.seen.add(number)
             count_game(self.standings, record, number)
         self.offset += end
+        self.tail = tuple(regions)
 
 
 class StandingsCache:
@@ -170,6 +218,13 @@ class StandingsCache:
                 made = config()
                 entry = self._runs[run_id] = RunStandings(made, new_standings(made))
         return entry.view(archive, kind, show, final=final, wait=wait)
+
+    def damage(self, run_id: int, *, final: bool) -> Damage | None:
+        """The damaged regions of the run's archive that its views have read (see
+        :meth:`RunStandings.damage`), or None before its first count."""
+        with self._lock:
+            entry = self._runs.get(run_id)
+        return entry.damage(final=final) if entry is not None and entry.counted else None
 
 
 def text_tables(config: TournamentConfig, standings: Standings | NSeatStandings, games: int) -> dict[str, Any]:

@@ -21,6 +21,11 @@ indexed in the store (and its players rated) right after its archive frame is fs
 (:class:`IndexedFiles`); a game whose index was lost with the process is indexed from the archive
 before the run resumes (:func:`reconcile`).
 
+A damaged archive is said to be, never silently (SPEC.md section 16.4): where the daemon reads a
+run's archive anyway (:func:`reconcile` before a resume, the standings' first count), each damaged
+region is matched with the indexed games whose frames were there (:class:`DamageLog`), logged once
+as a warning in ``santorini replay``'s words, and shown by ``GET /api/runs/ID`` and the run's page.
+
 A run whose bots are all local is refereed in worker processes (the tournament's
 :class:`~..tournament.pool.ProcessPoolBackend`, one per core while the run's games fit the cores,
 as ``santorini tournament`` does), so that the daemon's own work (pages, the API, live viewers)
@@ -42,6 +47,7 @@ from __future__ import annotations
 import os
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -50,7 +56,9 @@ import msgspec
 import structlog
 import trio
 
-from ..records import GameRecord, read_archive
+from ..records import GameRecord
+from ..records.archive import map_file, read_frame
+from ..records.frames import CorruptFrame, Frame, iter_frames
 from ..referee import EngineFailure
 from ..referee.engine_spec import EngineSpec
 from ..tournament.config import (
@@ -67,7 +75,7 @@ from .async_store import AsyncStore
 from .live import LiveHub
 from .registry import BotRegistry
 from .remote_engine import RECONNECT_GRACE, RemoteEngine
-from .run_standings import StandingsCache, text_tables
+from .run_standings import MAX_REGIONS, StandingsCache, text_tables
 from .store import BadRunState, DuplicateGame, Game, NewGame, Run, RunKind, RunState, Store
 
 if TYPE_CHECKING:
@@ -75,9 +83,9 @@ if TYPE_CHECKING:
     from ..tournament.runner import Backend, Leased, LocalBackend, LostGame
 
 __all__ = [
-    "REMOTE_CMD", "RUNS_DIR", "DEFAULT_MAX_QUEUED", "QueueFull", "queue_run", "run_settings",
-    "index_game", "IndexedFiles", "RunScheduler", "lease_remotes", "reconcile",
-    "with_round_trips",
+    "REMOTE_CMD", "RUNS_DIR", "MAX_LOST", "DEFAULT_MAX_QUEUED", "QueueFull", "queue_run", "run_settings",
+    "index_game", "IndexedFiles", "RunScheduler", "lease_remotes", "reconcile", "with_round_trips", "DamagedRegion",
+    "DamageLog",
 ]
 
 _log = structlog.get_logger("santorini.runs")
@@ -87,6 +95,8 @@ REMOTE_CMD = "santorini-remote-bot"
 RUNS_DIR = "runs"
 DEFAULT_MAX_QUEUED = 100
 """Runs that may wait to be played (``serve --max-queued``); a submission beyond is refused."""
+MAX_LOST = 20
+"""Lost games named per damaged region (the lowest numbers); the rest are counted."""
 
 
 def run_settings(store: Store, request: dict[str, Any]) -> tuple[Settings, RunKind]:
@@ -247,6 +257,58 @@ class _DrainingBackend:
             await self.backend.serve(receive, results, started, max(1, min(self.backend.config.concurrency, len(games))))
 
 
+@dataclass(frozen=True)
+class DamagedRegion:
+    """A damaged region of a run's archive and the indexed games whose frames were there: games
+    the index and the ratings hold, which the archive no longer gives (their pages, the standings)."""
+
+    region: CorruptFrame
+    lost: tuple[tuple[int, int], ...]
+    """(number, id) of the first :data:`MAX_LOST` of those games, by number."""
+    lost_count: int
+    """How many indexed games the region lost."""
+
+    def text(self) -> str:
+        """``santorini replay``'s line for the region, with what was lost."""
+        if not self.lost_count:
+            return f"{self.region.describe()}; no indexed game was there"
+        numbers = ", ".join(str(number) for number, _ in self.lost)
+        more = f" and {self.lost_count - len(self.lost)} more" if self.lost_count > len(self.lost) else ""
+        return f"{self.region.describe()}; lost: game{'s' * (self.lost_count != 1)} {numbers}{more}"
+
+    def json(self) -> dict[str, Any]:
+        region = self.region
+        return {
+            "offset": region.offset, "length": region.length, "truncated": region.truncated, "reason": region.reason,
+            "lost": [{"number": number, "id": game_id} for number, game_id in self.lost], "lost_games": self.lost_count,
+        }
+
+
+class DamageLog:
+    """The damaged regions of the runs' archives as found, each matched once with the games the
+    index has there and logged once, whoever found it (a resume's :func:`reconcile`, a standings
+    count)."""
+
+    def __init__(self, store: AsyncStore) -> None:
+        self.store = store
+        self._known: dict[tuple[int, CorruptFrame], DamagedRegion] = {}
+        self._lock = trio.Lock()
+
+    async def describe(self, run_id: int, regions: Sequence[CorruptFrame]) -> list[DamagedRegion]:
+        """``regions`` of run ``run_id``'s archive (in file order), each with its lost games; a
+        region not seen before is logged as a warning."""
+        regions = regions[:MAX_REGIONS]
+        async with self._lock:
+            new = [region for region in regions if (run_id, region) not in self._known]
+            if new:
+                spans = [(region.offset, region.offset + region.length) for region in new]
+                found = await self.store.read(Store.games_within, run_id, spans, MAX_LOST)
+                for region, (count, lost) in zip(new, found, strict=True):
+                    entry = self._known[(run_id, region)] = DamagedRegion(region, tuple(lost), count)
+                    _log.warning("archive damaged", run=run_id, region=entry.text())
+            return [self._known[(run_id, region)] for region in regions]
+
+
 class RunScheduler:
     """Plays the server's runs, one at a time (see the module docstring)."""
 
@@ -275,6 +337,8 @@ class RunScheduler:
         self.directory = store.data_dir / RUNS_DIR
         self.standings = StandingsCache()
         """Each run's standings, for the API and the dashboard."""
+        self.damage_log = DamageLog(store)
+        """The damaged regions of the runs' archives found so far."""
         self._wake = trio.Event()
         self._current: tuple[int, trio.CancelScope] | None = None
         self.stopped = trio.Event()
@@ -301,6 +365,20 @@ class RunScheduler:
         return await trio.to_thread.run_sync(
             partial(self.standings.view, run_id, config, directory / ARCHIVE, "api", text_tables, final=final)
         )
+
+    async def damage(self, run_id: int, *, final: bool) -> tuple[list[DamagedRegion], int]:
+        """The damaged regions of the run's archive that its standings count found (the first
+        :data:`~.run_standings.MAX_REGIONS`, with the games each lost), and how many in all; none
+        before the run's first count.  A frame cut off at the end counts only once the run has
+        ended (``final``): while it plays, that is a game being written.
+
+        Raises:
+            StoreError: the games index cannot be read (a damaged database).
+        """
+        found = self.standings.damage(run_id, final=final)
+        if found is None or not found.count:
+            return [], 0
+        return await self.damage_log.describe(run_id, found.regions), found.count
 
     def submitted(self) -> None:
         """A run was queued: look for it."""
@@ -369,7 +447,7 @@ class RunScheduler:
             await self._set_state(run_id, "running")
         settings = await trio.to_thread.run_sync(load_settings, directory)
         config = TournamentConfig.from_settings(settings)
-        await reconcile(self.store, run_id, directory)
+        await reconcile(self.store, run_id, directory, self.damage_log)
         files = IndexedFiles(directory, self.store, run_id, self.hub, round_trip=self.registry.round_trip)
         log = _log.bind(run=run_id)
         remote = [spec.name for spec in config.specs if spec.argv and spec.argv[0] == REMOTE_CMD]
@@ -467,17 +545,40 @@ async def lease_remotes(registry: BotRegistry, names: Sequence[str | None], grac
                 engine.release()
 
 
-async def reconcile(store: AsyncStore, run_id: int, directory: Path) -> int:
+def _read_frames(archive: Path) -> tuple[list[tuple[GameRecord, int]], list[CorruptFrame]]:
+    """Every readable record of ``archive`` with the byte offset of its frame, and the damaged regions."""
+    records: list[tuple[GameRecord, int]] = []
+    damage: list[CorruptFrame] = []
+    with archive.open("rb") as file:
+        data = map_file(file)
+    try:
+        for item in iter_frames(data):
+            found = read_frame(item) if isinstance(item, Frame) else item
+            if isinstance(found, CorruptFrame):
+                damage.append(found)
+            else:
+                records.append((found, item.offset))
+    finally:
+        if not isinstance(data, bytes):
+            data.close()
+    return records, damage
+
+
+async def reconcile(store: AsyncStore, run_id: int, directory: Path, damage: DamageLog | None = None) -> int:
     """Index every game of a run's archive that the store misses (the process died between the
-    archive's fsync and the index's commit); return how many."""
+    archive's fsync and the index's commit), with its frame's offset; return how many.  With
+    ``damage``, the archive's damaged regions are reported there, but for a frame cut off at its
+    end: the mark of a crash mid-write, which the resume cuts off and plays again."""
     archive = directory / ARCHIVE
     if not archive.exists():
         return 0
-    records, _ = await trio.to_thread.run_sync(read_archive, archive)
+    records, regions = await trio.to_thread.run_sync(_read_frames, archive)
     indexed = {game.number for game in await store.read(Store.games, run_id)}
-    missing = [r for r in records if r.game_number is not None and r.game_number not in indexed]
-    for record in sorted(missing, key=lambda r: r.game_number or 0):
-        await store.write(index_game, run_id, record)
+    missing = [(r, offset) for r, offset in records if r.game_number is not None and r.game_number not in indexed]
+    for record, offset in sorted(missing, key=lambda found: found[0].game_number or 0):
+        await store.write(index_game, run_id, record, offset)
+    if damage is not None:
+        await damage.describe(run_id, [region for region in regions if not region.truncated])
     return len(missing)
 
 

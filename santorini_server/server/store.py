@@ -15,6 +15,13 @@ bot`` commands alike, whether or not the other is running:
   database written by a newer santorini is a one-line :class:`SchemaTooNew`, never a guess.
 * **Games stay in their files.** The archive and SGN files are the record; the ``games`` table is
   an index of them (result, termination, offsets) plus what the ratings need.
+* **Damage is one line.** A database file that is damaged (a page overwritten, a file that is no
+  database, text that is not UTF-8) raises :class:`DamagedStore` from any method, naming the file
+  and the remedy (restore a backup).  A writable open (the daemon's start, the ``santorini bot``
+  commands) first checks what a start reads whole, the ``bots`` and ``runs`` tables (their pages
+  and indexes, every row decoded), so such damage stops the start rather than a later request;
+  the other tables, which grow with every game, are not read at open (that would cost the start
+  a second per million games): damage there is found when they are read.
 
 :class:`Store` is the synchronous API (the CLI, one connection, no trio: ``santorini bot list``
 starts fast); :class:`~.async_store.AsyncStore` is the daemon's facade over it.
@@ -22,14 +29,18 @@ starts fast); :class:`~.async_store.AsyncStore` is the daemon's facade over it.
 
 from __future__ import annotations
 
+import bisect
+import functools
+import inspect
 import json
+import re
 import sqlite3
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal, cast
+from typing import Any, Literal, TypeVar, cast
 from urllib.parse import quote
 
 from .names import check_bot_name
@@ -43,6 +54,7 @@ __all__ = [
     "StoreError",
     "NoStore",
     "SchemaTooNew",
+    "DamagedStore",
     "NoSuchBot",
     "BotExists",
     "BotHasGames",
@@ -58,6 +70,8 @@ __all__ = [
     "RatingPoint",
     "Store",
 ]
+
+_S = TypeVar("_S")
 
 DB_FILE = "santorini.db"
 DEFAULT_DATA_DIR = Path("santorini-data")
@@ -153,6 +167,60 @@ class NoStore(StoreError):
 
 class SchemaTooNew(StoreError):
     """The database was written by a newer santorini."""
+
+
+class DamagedStore(StoreError):
+    """The database file is damaged: it cannot be used until it is restored from a backup."""
+
+
+_SQLITE_CORRUPT, _SQLITE_NOTADB = 11, 26
+_UNDECODABLE = re.compile(r"Could not decode to UTF-8 column '([^']{1,64})'")
+
+
+def _damage(exc: sqlite3.Error) -> str | None:
+    """Why ``exc`` means the database file is damaged, in a few words; None if it does not (a
+    busy database, a constraint, a full disk are not damage)."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    if code is not None and code & 0xFF in (_SQLITE_CORRUPT, _SQLITE_NOTADB):
+        return str(exc)
+    found = _UNDECODABLE.match(str(exc))  # raised by Python's sqlite3, which quotes the bad text: not repeated
+    if isinstance(exc, sqlite3.OperationalError) and found is not None:
+        return f"text that is not UTF-8 in column {found.group(1)}"
+    return None
+
+
+def damaged(path: Path, reason: str) -> DamagedStore:
+    """The one line for a damaged database file: what, why, and what to do (SPEC.md section 16.1)."""
+    return DamagedStore(
+        f"{path} is damaged ({reason}): restore the data directory from a backup made by santorini backup "
+        "(SPEC.md section 16.1)"
+    )
+
+
+def _guard(method: Callable[..., Any]) -> Callable[..., Any]:
+    """``method`` raising :func:`damaged` in place of a ``sqlite3`` error that means damage."""
+
+    @functools.wraps(method)
+    def guarded(self: Store, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return method(self, *args, **kwargs)
+        except sqlite3.Error as exc:
+            reason = _damage(exc)
+            if reason is None:
+                raise
+            raise damaged(self.path, reason) from None
+
+    return guarded
+
+
+def _reports_damage(cls: type[_S]) -> type[_S]:
+    """Each public method of ``cls`` raises :func:`damaged` where SQLite (or the decoding of a
+    row) finds the file damaged, rather than a ``sqlite3`` error's traceback.  ``vacuum_into`` is
+    left as it is: the backup reports its own failure, after removing what it began."""
+    for name, method in list(vars(cls).items()):
+        if not name.startswith("_") and name != "vacuum_into" and inspect.isfunction(method):
+            setattr(cls, name, _guard(method))
+    return cls
 
 
 class NoSuchBot(StoreError):
@@ -361,6 +429,7 @@ def _connect(path: Path, *, readonly: bool) -> sqlite3.Connection:
     return conn
 
 
+@_reports_damage
 class Store:
     """The database of one data directory, through one connection (not for two threads at once).
 
@@ -368,9 +437,11 @@ class Store:
         data_dir: the data directory (``santorini serve --data``).
         create: create the directory (mode 0700) and database if missing; otherwise :class:`NoStore`.
         readonly: open read-only (the daemon's readers); the database must exist and be migrated.
+            A writable open checks the ``bots`` and ``runs`` tables (:meth:`check`); a reader
+            trusts the writer's check.
 
     Raises:
-        NoStore, SchemaTooNew: one line each.
+        NoStore, SchemaTooNew, DamagedStore: one line each.
     """
 
     def __init__(self, data_dir: Path, *, create: bool = False, readonly: bool = False) -> None:
@@ -390,12 +461,35 @@ class Store:
                     raise SchemaTooNew(f"schema version {version}, this santorini knows up to {len(MIGRATIONS)}")
             else:
                 migrate(self._conn)
+                self._check()
         except SchemaTooNew as exc:
             self.close()
             raise SchemaTooNew(f"{self.path}: {exc}") from None
+        except DamagedStore:
+            self.close()
+            raise
         except sqlite3.DatabaseError as exc:
             self.close()
-            raise StoreError(f"cannot open {self.path}: {exc}") from None
+            reason = _damage(exc)
+            raise (damaged(self.path, reason) if reason else StoreError(f"cannot open {self.path}: {exc}")) from None
+
+    def _check(self) -> None:
+        """Read what every start reads whole, the ``bots`` and ``runs`` tables: SQLite's check of
+        their pages and indexes, then every row decoded as the daemon decodes it (a page whose
+        text was overwritten passes SQLite's check but not the decoding).  A few rows per bot and
+        run: milliseconds.
+
+        Raises:
+            DamagedStore: the tables are damaged.
+            sqlite3.DatabaseError: SQLite refuses the file (its caller words it).
+        """
+        for table in ("bots", "runs"):
+            problems = self._conn.execute(f"PRAGMA quick_check({table})").fetchall()
+            if problems != [("ok",)]:
+                raise damaged(self.path, f"table {table}: {str(problems[0][0])[:200]}")
+        self.bots()
+        self.token_hashes()
+        self.runs()
 
     def close(self) -> None:
         conn = getattr(self, "_conn", None)
@@ -539,9 +633,14 @@ class Store:
 
     # --- runs -----------------------------------------------------------------------------------
 
-    @staticmethod
-    def _run(row: tuple[Any, ...]) -> Run:
-        return Run(row[0], row[1], json.loads(row[2]), row[3], row[4], row[5], row[6])
+    def _run(self, row: tuple[Any, ...]) -> Run:
+        try:
+            settings = json.loads(row[2])
+        except (TypeError, ValueError):
+            settings = None
+        if not isinstance(settings, dict):  # only a damaged page holds settings that are not the object written
+            raise damaged(self.path, f"the settings of run {row[0]} are not a JSON object")
+        return Run(row[0], row[1], settings, row[3], row[4], row[5], row[6])
 
     _RUN_COLUMNS = "id, kind, settings_json, state, created, started, finished"
 
@@ -663,6 +762,45 @@ class Store:
     def game(self, game_id: int) -> Game:
         """Raises NoSuchGame."""
         return self._find_game(self._conn, game_id)
+
+    def run_game(self, run_id: int, number: int) -> Game:
+        """Game ``number`` of a run (the index of a run's game numbers: one lookup).
+
+        Raises:
+            NoSuchGame: the run has no game of that number indexed.
+        """
+        row = None
+        if _is_rowid(run_id) and _is_rowid(number):
+            row = self._conn.execute(
+                f"SELECT {self._GAME_COLUMNS} FROM games WHERE run_id = ? AND number = ?", (run_id, number)
+            ).fetchone()
+        if row is None:
+            raise NoSuchGame(f"no game {number} in run {run_id}")
+        return self._game(self._conn, row)
+
+    def games_within(
+        self, run_id: int, regions: Sequence[tuple[int, int]], limit: int
+    ) -> list[tuple[int, list[tuple[int, int]]]]:
+        """For each byte range ``[start, end)`` of the run's archive (in file order, disjoint): how
+        many of the run's indexed games have their frame starting there, and the first ``limit``
+        of them as (number, id), by number: the games a damaged region of the archive lost.  One
+        pass over the run's rows (in the order of its number index)."""
+        counts = [0] * len(regions)
+        first: list[list[tuple[int, int]]] = [[] for _ in regions]
+        if regions:
+            starts = [start for start, _ in regions]
+            rows = self._conn.execute(
+                "SELECT archive_offset, number, id FROM games WHERE run_id = ? AND archive_offset IS NOT NULL"
+                " ORDER BY number",
+                (run_id,),
+            )
+            for offset, number, game_id in rows:
+                k = bisect.bisect_right(starts, offset) - 1
+                if k >= 0 and offset < regions[k][1]:
+                    counts[k] += 1
+                    if len(first[k]) < limit:
+                        first[k].append((number, game_id))
+        return list(zip(counts, first, strict=True))
 
     def games(self, run_id: int) -> list[Game]:
         """A run's games by number (a resumed run compares these numbers with its records)."""
