@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import socket
+import sqlite3
 import ssl
 import struct
 import subprocess
@@ -365,8 +366,19 @@ def test_deeply_nested_json_is_a_400_with_the_headers(daemon: Daemon) -> None:
     assert_security_headers(answer)
 
 
+def test_an_indexed_game_not_readable_at_its_offset_is_a_404_never_a_scan(daemon: Daemon) -> None:
+    game_id = daemon.http.get("/api/runs/1").json()["game_ids"][0]  # indexed, its run's archive absent
+    for path in (f"/api/games/{game_id}", f"/api/games/{game_id}.sgn"):
+        answer = daemon.http.get(path)
+        assert answer.status_code == 404, answer.text
+        assert answer.json()["error"] == f"game {game_id} is indexed but its record is not readable where the index says"
+        assert_security_headers(answer)
+
+
 def test_a_500_has_the_headers_and_a_request_id_the_log_names(daemon: Daemon) -> None:
     game_id = daemon.http.get("/api/runs/1").json()["game_ids"][0]
+    with sqlite3.connect(daemon_data(daemon) / "santorini.db") as conn:  # a row damaged under the running daemon
+        conn.execute("UPDATE games SET gods = CAST(X'FF80' AS TEXT) WHERE id = ?", (game_id,))
     answer = daemon.http.get(f"/api/games/{game_id}")
     assert answer.status_code == 500
     assert_security_headers(answer)
@@ -376,7 +388,7 @@ def test_a_500_has_the_headers_and_a_request_id_the_log_names(daemon: Daemon) ->
     while not (lines := [line for line in daemon.lines if request_id in line]) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert len(lines) == 1 and "internal error" in lines[0] and f"/api/games/{game_id}" in lines[0]
-    assert "FileNotFoundError" in lines[0]
+    assert "DamagedStore" in lines[0]
     assert not any("Traceback" in line for line in daemon.lines)
 
 

@@ -8,7 +8,7 @@ discards) what the browser sends, to notice it leaving.  A send that takes longe
 :data:`SEND_TIMEOUT` drops the viewer as a full queue does.  The game page is the replay
 viewer's own markup and script (:mod:`santorini_server.viewer`), fed by ``live.js`` from the
 game's snapshot and turn events while it plays, and rendered from the record once it is indexed:
-the one frame at the offset the index keeps (:func:`find_record`), never a scan of the archive.
+the one frame at the offset the index keeps (:func:`~santorini_server.server.runs.find_record`), never a scan of the archive.
 """
 
 from __future__ import annotations
@@ -16,7 +16,6 @@ from __future__ import annotations
 import functools
 import math
 import re
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import trio
@@ -26,10 +25,9 @@ from starlette.responses import HTMLResponse, PlainTextResponse, Response
 from starlette.routing import BaseRoute, Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from ..records import ArchiveError, GameRecord, read_record_at
 from ..server.async_store import AsyncStore
 from ..server.live import BadTopic, LiveHub, TooManyViewers, Viewer, game_key
-from ..server.runs import RunScheduler
+from ..server.runs import RunScheduler, find_record
 from ..server.store import Game, NoSuchGame, Store
 from ..tournament.output import ARCHIVE
 from ..viewer.model import game_data
@@ -95,19 +93,6 @@ def _environment() -> jinja2.Environment:
 def _page(template: str, status: int = 200, **values: Any) -> HTMLResponse:
     html = _environment().get_template(template).render(**values)
     return HTMLResponse(html, status_code=status)
-
-
-def find_record(archive: Path, game: Game) -> GameRecord | None:
-    """The record of an indexed game: the one frame at the offset the index keeps, read without
-    scanning the archive (a page costs the same at the first game and the millionth), or None if
-    no intact frame of that game is there (damage, or a game indexed without its offset)."""
-    if game.archive_offset is None:
-        return None
-    try:
-        record = read_record_at(archive, game.archive_offset)
-    except (ArchiveError, OSError):
-        return None
-    return record if record.game_number == game.number else None
 
 
 def live_routes(store: AsyncStore, scheduler: RunScheduler, hub: LiveHub) -> list[BaseRoute]:

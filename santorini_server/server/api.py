@@ -30,13 +30,13 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
-from ..records import ArchiveError, GameRecord, read_archive, read_record_at, record_bytes
+from ..records import GameRecord, record_bytes
 from ..records.results_jsonl import result_summary
 from ..tournament.output import ARCHIVE
 from .async_store import AsyncStore
 from .names import parse_id
 from .registry import BotRegistry
-from .runs import QueueFull, RunScheduler, run_settings
+from .runs import QueueFull, RunScheduler, find_record, run_settings
 from .store import BadRunState, NoSuchGame, NoSuchRun, Run, Store, StoreError
 
 __all__ = ["MAX_BODY", "BODY_TIMEOUT", "create_app"]
@@ -166,17 +166,10 @@ def create_app(store: AsyncStore, registry: BotRegistry, scheduler: RunScheduler
             game = await store.read(Store.game, parse_id(text))
         except (ValueError, NoSuchGame):
             raise HTTPException(404, f"no game {text}") from None
-        archive = scheduler.run_directory(game.run_id) / ARCHIVE
-        if game.archive_offset is not None:
-            try:
-                return await trio.to_thread.run_sync(read_record_at, archive, game.archive_offset)
-            except (ArchiveError, OSError):
-                pass  # not where the index says: look through the whole archive
-        records, _ = await trio.to_thread.run_sync(read_archive, archive)
-        for record in records:
-            if record.game_number == game.number:
-                return record
-        raise HTTPException(500, f"game {game.id} is indexed but not in its run's archive")
+        record = await trio.to_thread.run_sync(find_record, scheduler.run_directory(game.run_id) / ARCHIVE, game)
+        if record is None:  # never a scan of the archive: damage is reported by GET /api/runs/ID
+            raise HTTPException(404, f"game {game.id} is indexed but its record is not readable where the index says")
+        return record
 
     async def get_game(request: Request) -> Response:
         record = await game_record(request)

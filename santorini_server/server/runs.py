@@ -56,7 +56,7 @@ import msgspec
 import structlog
 import trio
 
-from ..records import GameRecord
+from ..records import ArchiveError, GameRecord, read_record_at
 from ..records.archive import map_file, read_frame
 from ..records.frames import CorruptFrame, Frame, iter_frames
 from ..referee import EngineFailure
@@ -85,7 +85,7 @@ if TYPE_CHECKING:
 __all__ = [
     "REMOTE_CMD", "RUNS_DIR", "MAX_LOST", "DEFAULT_MAX_QUEUED", "QueueFull", "queue_run", "run_settings",
     "index_game", "IndexedFiles", "RunScheduler", "lease_remotes", "reconcile", "with_round_trips", "DamagedRegion",
-    "DamageLog",
+    "DamageLog", "find_record",
 ]
 
 _log = structlog.get_logger("santorini.runs")
@@ -97,6 +97,19 @@ DEFAULT_MAX_QUEUED = 100
 """Runs that may wait to be played (``serve --max-queued``); a submission beyond is refused."""
 MAX_LOST = 20
 """Lost games named per damaged region (the lowest numbers); the rest are counted."""
+
+
+def find_record(archive: Path, game: Game) -> GameRecord | None:
+    """The record of an indexed game: the one frame at the offset the index keeps, read without
+    scanning the archive (a request costs the same at the first game and the millionth), or None
+    if no intact frame of that game is there (damage, or a game indexed without its offset)."""
+    if game.archive_offset is None:
+        return None
+    try:
+        record = read_record_at(archive, game.archive_offset)
+    except (ArchiveError, OSError):
+        return None
+    return record if record.game_number == game.number else None
 
 
 def run_settings(store: Store, request: dict[str, Any]) -> tuple[Settings, RunKind]:
