@@ -385,6 +385,26 @@ async def test_bot_a_with_bots_b_token_and_unknown_bots_are_refused() -> None:
             await bridge_once(address(port), "alice", TOKENS["bob"], instant())
 
 
+async def test_the_bridge_logs_in_again_after_a_server_error() -> None:
+    class FailsOnce:
+        calls = 0
+
+        def authenticate(self, name: str, token: str) -> bool:
+            self.calls += 1
+            if self.calls == 1:
+                raise RuntimeError("database is locked")
+            return TOKENS.get(name) == token
+
+    gateway = Gateway(FailsOnce())
+    async with trio.open_nursery() as nursery:
+        port = (await nursery.start(serve_bots, gateway, 0))[0].socket.getsockname()[1]
+        backoff = Backoff(base=0.05, cap=0.05)
+        nursery.start_soon(lambda: run_bridge(address(port), "alice", TOKENS["alice"], instant(), backoff=backoff))
+        with trio.fail_after(10):
+            await until(lambda: gateway.registry.available() == ["alice"])
+        nursery.cancel_scope.cancel()
+
+
 async def test_an_authenticator_that_fails_refuses_the_login_and_the_port_serves_on() -> None:
     class Broken:
         def authenticate(self, name: str, token: str) -> bool:

@@ -11,8 +11,8 @@ successful login).  When it is the engine that ended, the bridge first tells the
 one SEI-valid line (:data:`~santorini_server.referee.stream_transport.BRIDGE_EXIT`, e.g.
 ``info string bridge: engine exited: exit code 3``), so that the server rules the crash at once
 instead of waiting for a reconnection as after a network drop.  A refused login ends the bridge
-with :class:`LoginRefused` (a wrong token is not retried), except ``already connected``, which is
-retried like a drop.
+with :class:`LoginRefused` (a wrong token is not retried), except ``already connected`` and a server
+error (its store failed), which are retried like a drop.
 
 The token comes from a file, never from the command line (it would show in ``ps``), and is
 never logged.
@@ -32,6 +32,7 @@ from ..process import EngineProcess, open_engine_process
 from ..process.transport import EngineLimits
 from ..referee import EngineSpec
 from ..referee.stream_transport import BRIDGE_EXIT
+from .login import RETRIED_REFUSALS
 
 __all__ = ["ServerAddress", "parse_server_url", "Backoff", "LoginRefused", "bridge_once", "run_bridge", "read_token"]
 
@@ -237,7 +238,7 @@ async def run_bridge(
         try:
             why = await bridge_once(address, name, token, spec, ssl_context=ssl_context, on_login=backoff.reset)
         except LoginRefused as exc:
-            if not str(exc).startswith("already connected"):
+            if not str(exc).startswith(RETRIED_REFUSALS):
                 raise
             why = f"refused: {exc}"
         except (OSError, trio.BrokenResourceError, trio.ClosedResourceError, trio.TooSlowError, ssl.SSLError) as exc:

@@ -44,7 +44,7 @@ from ..referee.engine import HANDSHAKE_TIMEOUT
 from ..referee.stream_transport import BYTE_BUDGET, StreamTransport
 from .admission import Admission, address_key
 from .auth import BotAuthenticator
-from .login import LoginError, LoginFailures, parse_login
+from .login import SERVER_ERROR, LoginError, LoginFailures, parse_login
 from .registry import BotRegistry, RemoteBot
 
 __all__ = ["BotAuthenticator", "GatewayLimits", "Gateway", "serve_bots", "RTT_PINGS", "DEFAULT_BOT_PORT"]
@@ -223,7 +223,7 @@ class Gateway:
             ok = await trio.to_thread.run_sync(self.authenticator.authenticate, name, token)
         except Exception as exc:  # the store failed (a locked or broken database): not the bot's fault
             _log.error("bot authentication failed", bot=name, error=type(exc).__name__)
-            await self._refuse(stream, address, "server error, try again later", bot=name)
+            await self._refuse(stream, address, SERVER_ERROR, bot=name)
             return None
         del token
         if not ok:

@@ -14,11 +14,18 @@ from dataclasses import dataclass
 
 from .names import NAME_RULE, check_bot_name
 
-__all__ = ["LoginError", "parse_login", "LoginFailures", "MAX_TOKEN_LENGTH"]
+__all__ = ["LoginError", "parse_login", "LoginFailures", "MAX_TOKEN_LENGTH", "SERVER_ERROR", "RETRIED_REFUSALS"]
 
 MAX_TOKEN_LENGTH = 128
 """Tokens are 43 characters (32 random bytes, URL-safe base64); longer ones are not ours."""
 _TOKEN = re.compile(rf"[A-Za-z0-9_-]{{1,{MAX_TOKEN_LENGTH}}}")
+
+
+SERVER_ERROR = "server error, try again later"
+"""The refusal when the login could not be checked (the store failed): not the bot's fault."""
+RETRIED_REFUSALS = ("already connected", SERVER_ERROR)
+"""Beginnings of the ``error`` answers after which a bot should log in again later (the bridge
+does); every other refusal is final (a wrong token, a revoked bot)."""
 
 
 class LoginError(ValueError):
