@@ -21,7 +21,6 @@ import trio
 from click.testing import CliRunner
 
 from santorini_server.cli import main
-from santorini_server.dashboard.app import dashboard_app
 from santorini_server.records import (
     MAX_LABEL,
     ArchiveWriter,
@@ -32,13 +31,14 @@ from santorini_server.records import (
     parse_sgn,
 )
 from santorini_server.referee.engine_spec import parse_engine_spec
-from santorini_server.server.daemon import ServeOptions, serve
+from santorini_server.server.daemon import ServeOptions
 from santorini_server.server.names import parse_id
 from santorini_server.server.runs import RUNS_DIR, QueueFull, index_game, queue_run, run_settings
 from santorini_server.server.store import Store
 from santorini_server.tournament.config import Settings, TournamentConfig, check_concurrency, check_event
 from santorini_server.tournament.output import ARCHIVE
 
+from .test_server_http_limits import in_process
 from .test_server_run_standings import a_record
 from .test_server_serve import Daemon
 
@@ -179,27 +179,13 @@ async def served(tmp_path: Path) -> AsyncIterator[Served]:
             record = a_record(1, "alpha", "beta")
             index_game(store, run.id, record, writer.append(record))
         store.set_run_state(run.id, "finished")
-    said: list[str] = []
-    ready = trio.Event()
-
-    def say(line: str) -> None:
-        said.append(line)
-        ready.set()
-
     options = ServeOptions(
         data=data, http=("127.0.0.1", 0), bots=("127.0.0.1", 0), drain_timeout=0.2, reconnect_grace=60, max_queued=2
     )
-    drain = trio.Event()
-    async with trio.open_nursery() as nursery:
-        nursery.start_soon(serve, options, say, drain, dashboard_app)
-        with trio.fail_after(30):
-            await ready.wait()
-        url = re.search(r"API (http://\S+),", said[0])
-        assert url is not None, said
+    async with in_process(options) as url:
         token = (data / "admin.token").read_text().strip()
-        async with httpx.AsyncClient(base_url=url.group(1), timeout=30) as http:
+        async with httpx.AsyncClient(base_url=url, timeout=30) as http:
             yield Served(http, {"Authorization": f"Bearer {token}"}, token)
-        drain.set()
 
 
 async def signed_in_form(served: Served) -> str:

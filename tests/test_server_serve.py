@@ -36,6 +36,20 @@ def santorini(*args: str, data: Path | None = None, check: bool = True, **kwargs
     return subprocess.run([*CLI, *args, *extra], capture_output=True, text=True, check=check, timeout=60, **kwargs)  # type: ignore[call-overload]
 
 
+def child_pids(pid: int) -> list[int]:
+    """Pids of the child processes of ``pid``."""
+    out = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                stat = Path(f"/proc/{entry}/stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rpartition(")")[2].split()[1]) == pid:
+                out.append(int(entry))
+    return out
+
+
 class Daemon:
     """A ``santorini serve`` subprocess and what its ready line says."""
 
@@ -70,16 +84,7 @@ class Daemon:
 
     def children(self) -> list[int]:
         """Pids of the daemon's child processes (its local engines)."""
-        out = []
-        for entry in os.listdir("/proc"):
-            if entry.isdigit():
-                try:
-                    stat = Path(f"/proc/{entry}/stat").read_text()
-                except OSError:
-                    continue
-                if int(stat.rpartition(")")[2].split()[1]) == self.process.pid:
-                    out.append(int(entry))
-        return out
+        return child_pids(self.process.pid)
 
     def stop(self) -> int:
         self.process.send_signal(signal.SIGTERM)

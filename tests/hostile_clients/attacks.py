@@ -18,7 +18,7 @@ import os
 import random
 import socket
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 
 import httpx
@@ -263,18 +263,19 @@ async def flood(
     return {"connections": count, "connect_failed": failed, "open_at_end": open_at_end, "during_s": worst}
 
 
-async def slowloris_bots(bots: Address, scale: Scale, login_timeout: float = 5.0) -> dict[str, float]:
-    """Connections that send their login one byte every half second: each is closed by the
-    login deadline, whatever it sends."""
-    source = attacker()
+async def _slowloris(address: Address, payload: Iterable[int], count: int, bound: float) -> list[float]:
+    """``count`` connections, 8 an address (within every per-address cap, so each is admitted),
+    each sending ``payload`` one byte every half second: the seconds each lasted before the daemon
+    closed it; each must be closed within ``bound`` seconds."""
+    sources = [attacker() for _ in range(count // 8 + 1)]
     lasted: list[float] = []
 
-    async def one(_: int) -> None:
-        stream = await connect(bots, source)
+    async def one(i: int) -> None:
+        stream = await connect(address, sources[i % len(sources)])
         started = trio.current_time()
         async with stream, trio.open_nursery() as nursery:
             async def drip() -> None:
-                for byte in itertools.cycle(b"login slow "):
+                for byte in payload:
                     try:
                         await stream.send_all(bytes([byte]))
                     except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
@@ -282,43 +283,28 @@ async def slowloris_bots(bots: Address, scale: Scale, login_timeout: float = 5.0
                     await trio.sleep(0.5)
 
             nursery.start_soon(drip)
-            closed = await _closed_within(stream, login_timeout + 5)
+            closed = await _closed_within(stream, bound)
             nursery.cancel_scope.cancel()
-        assert closed, "a slow login outlived the login deadline"
+        assert closed, f"a connection sending a byte every half second was held over {bound:g} s"
         lasted.append(trio.current_time() - started)
 
-    with trio.fail_after(login_timeout + 60):
-        await _each(scale.slowloris, scale.slowloris, one)
+    with trio.fail_after(bound + 60):
+        await _each(count, count, one)
+    return lasted
+
+
+async def slowloris_bots(bots: Address, scale: Scale, login_timeout: float = 5.0) -> dict[str, float]:
+    """Connections that send their login one byte every half second: each is closed by the
+    login deadline, whatever it sends."""
+    lasted = await _slowloris(bots, itertools.cycle(b"login slow "), scale.slowloris, login_timeout + 5)
     return {"connections": scale.slowloris, "longest_s": max(lasted)}
 
 
 async def slowloris_http(http: Address, scale: Scale, bound: float) -> dict[str, float]:
     """Connections that send a request head one byte every half second: each must be closed (or
     answered) within ``bound`` seconds."""
-    source = attacker()
-    lasted: list[float] = []
     head = f"GET /api/bots HTTP/1.1\r\nHost: 127.0.0.1:{http[1]}\r\n".encode() + b"X-Slow: " + b"a" * 10_000
-
-    async def one(_: int) -> None:
-        stream = await connect(http, source)
-        started = trio.current_time()
-        async with stream, trio.open_nursery() as nursery:
-            async def drip() -> None:
-                for byte in head:
-                    try:
-                        await stream.send_all(bytes([byte]))
-                    except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
-                        return
-                    await trio.sleep(0.5)
-
-            nursery.start_soon(drip)
-            closed = await _closed_within(stream, bound + 5)
-            nursery.cancel_scope.cancel()
-        assert closed, f"a request head sent a byte at a time held its connection over {bound + 5:g} s"
-        lasted.append(trio.current_time() - started)
-
-    with trio.fail_after(bound + 60):
-        await _each(scale.slowloris, scale.slowloris, one)
+    lasted = await _slowloris(http, head, scale.slowloris, bound + 5)
     return {"connections": scale.slowloris, "longest_s": max(lasted)}
 
 

@@ -31,7 +31,7 @@ import httpx
 
 from santorini_server.records import read_archive
 from santorini_server.tournament.output import ARCHIVE
-from tests.test_server_serve import CLI, Daemon, santorini
+from tests.test_server_serve import CLI, Daemon, alive, child_pids, santorini
 
 __all__ = ["Siege", "Health", "rss_mb", "MATCH_RUN", "LOOPBACK_ATTACKERS"]
 
@@ -54,23 +54,10 @@ def rss_mb(pid: int) -> float:
     raise OSError(f"no VmRSS for {pid}")
 
 
-def _children(pid: int) -> list[int]:
-    out = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                stat = Path(f"/proc/{entry}/stat").read_text()
-            except OSError:
-                continue
-            if int(stat.rpartition(")")[2].split()[1]) == pid:
-                out.append(int(entry))
-    return out
-
-
 def _descendants(pid: int) -> list[int]:
     found, frontier = [], [pid]
     while frontier:
-        children = _children(frontier.pop())
+        children = child_pids(frontier.pop())
         found += children
         frontier += children
     return found
@@ -224,7 +211,7 @@ class Siege:
         for bridge in self.bridges:
             bridge.wait(30)
         time.sleep(0.2)
-        alive = [pid for pids in leftovers.values() for pid in pids if _alive(pid)]
+        alive = [pid for pids in leftovers.values() for pid in pids if alive(pid)]
         assert not alive, f"processes left behind: {alive}"
         ended = self.terminations()
         assert "time" not in ended, f"a game in flight lost on time: {ended}; {self.unusual_endings()}"
@@ -240,9 +227,3 @@ class Siege:
             self.daemon.process.kill()
             self.daemon.process.wait()
 
-
-def _alive(pid: int) -> bool:
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0] != "Z"
-    except OSError:
-        return False
