@@ -25,6 +25,8 @@ def test_pager_clamps_and_ignores_bad_values() -> None:
     assert (p.page, p.pages, p.offset, p.previous, p.next) == (3, 3, 100, 2, None)
     assert pager("99", 120, 50).page == 3 and pager("-2", 120, 50).page == 1 and pager("x", 120, 50).page == 1
     assert pager("0", 120, 50).page == 1 and pager("1", 120, 50).next == 2
+    assert pager("\u0662", 120, 50).page == 1 and pager("\uff12", 120, 50).page == 1  # other scripts' 2: not a page
+    assert pager("9" * 5000, 120, 50).page == 1  # beyond int's digit limit: not a page, not a ValueError
 
 
 def test_progress_rate_and_eta() -> None:

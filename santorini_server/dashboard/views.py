@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
 
+from ..server.names import parse_id
 from ..stats.sprt import SprtConfig, SprtStatus, llr_pentanomial, sprt_status
 from ..stats.standings import RankingRow, Standings
 from ..tournament.report import CHART_POINTS, Table, thin_points
@@ -65,7 +66,10 @@ class Pager:
 def pager(requested: str | None, total: int, size: int = PAGE_SIZE) -> Pager:
     """The page a ``?page=`` value asks for, clamped to the pages there are (a bad value is page 1)."""
     pages = max(1, -(-total // size))
-    page = int(requested) if requested is not None and requested.isdigit() else 1
+    try:
+        page = parse_id(requested) if requested is not None else 1
+    except ValueError:  # not ASCII digits, or beyond any page (parse_id's rule for ids)
+        page = 1
     return Pager(min(max(page, 1), pages), pages, total, size)
 
 

@@ -574,6 +574,13 @@ async def id_forms(http: Address, admin: str) -> dict[str, float]:
             answers += 1
             assert status is not None and 400 <= status < 500, (path[:80], status, head[:300])
             assert b"content-security-policy:" in head.lower(), (path[:80], status, head[:300])
+    for page in ("/runs/1?page={}", "/bots/h1?page={}", "/?page={}"):  # a bad page number is page 1
+        for form in ID_FORMS:
+            request = f"GET {page.format(form)} HTTP/1.1\r\nHost: 127.0.0.1:{http[1]}\r\nConnection: close\r\n\r\n"
+            status, head = await _raw_answer(http, source, request.encode())
+            answers += 1
+            assert status is not None and status < 500, (page.format(form)[:80], status, head[:300])
+            assert b"content-security-policy:" in head.lower(), (page.format(form)[:80], status)
     return {"answers": float(answers)}
 
 
