@@ -18,6 +18,7 @@ from click.testing import CliRunner, Result
 
 from santorini_server.cli import main
 from santorini_server.records import GameRecord, read_archive
+from santorini_server.stats.placings import NSeatGame
 from santorini_server.stats.standings import Standings
 from santorini_server.tournament.config import Settings, TournamentConfig
 from santorini_server.tournament.output import TournamentFiles
@@ -115,7 +116,8 @@ def test_each_chart_line_follows_the_score_game_by_game_and_ends_at_the_tables_s
     engines = ("alpha", "beta", "gamma")
     games = tournament_games(seats, engines, 30)
     standings = counted(seats, engines, games)
-    lines = score_history(standings)
+    scored = [NSeatGame(number, record.players, record.placings) for number, record in games]
+    lines = score_history(engines, scored)
     assert [line.name for line in lines] == list(engines)
     for line in lines:
         tally = standings.tally(line.name)
@@ -124,17 +126,15 @@ def test_each_chart_line_follows_the_score_game_by_game_and_ends_at_the_tables_s
         assert line.points[-1][1] == pytest.approx(tally.score)
         assert all(0.0 <= s <= 1.0 for _, s in line.points)
     # thinned: at most the limit, first and last kept
-    thin = score_history(standings, limit=5)
+    thin = score_history(engines, scored, limit=5)
     for full, short in zip(lines, thin, strict=True):
         assert len(short.points) == min(5, len(full.points))
         assert short.points[0] == full.points[0] and short.points[-1] == full.points[-1]
 
 
 def test_the_chart_of_a_known_history() -> None:
-    standings = Standings()
-    for number, winner in enumerate([1, 1, 2, 1], 1):
-        standings.record("a", "b", winner, "climb", game_number=number)
-    (a, b) = score_history(standings)
+    games = [NSeatGame(number, ("a", "b"), (1, 2) if winner == 1 else (2, 1)) for number, winner in enumerate([1, 1, 2, 1], 1)]
+    (a, b) = score_history(("a", "b"), games)
     assert a.points == ((1, 1.0), (2, 1.0), (3, 2 / 3), (4, 0.75))
     assert b.points == ((1, 0.0), (2, 0.0), (3, 1 / 3), (4, 0.25))
     geometry = chart_geometry((a, b), 4, width=140, height=122)  # box: x 44..128, y 10..100

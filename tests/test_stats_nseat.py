@@ -7,7 +7,7 @@ import random
 import pytest
 
 from santorini_server.stats import NSeatGame
-from santorini_server.stats.nseat_standings import NSeatStandings
+from santorini_server.stats.standings import Standings
 from santorini_server.stats.weng_lin import weng_lin_ratings
 
 # --------------------------------------------------------------------------- one game
@@ -80,9 +80,8 @@ def test_game_number_and_exits_are_checked() -> None:
 # --------------------------------------------------------------------------- standings
 
 
-def _three_player_round() -> NSeatStandings:
-    """Every seat order of A, B, C once; A wins 5 and is tied-for-second once."""
-    s = NSeatStandings()
+def _three_player_games() -> list[NSeatGame]:
+    """Every seat order of A, B, C once; A wins 5 and is tied-for-second once; then an aborted game."""
     games = [
         (("A", "B", "C"), (1, 3, 2)),
         (("B", "C", "A"), (1, 2, 2)),
@@ -91,9 +90,17 @@ def _three_player_round() -> NSeatStandings:
         (("B", "A", "C"), (3, 1, 2)),
         (("C", "B", "A"), (2, 3, 1)),
     ]
-    for number, (seats, placings) in enumerate(games, start=1):
-        s.record(seats, placings, "normal", number, exits=tuple("" if p == 1 else "no-moves" for p in placings))
-    s.record(("A", "B", "C"), None, "aborted", 7)
+    played = [
+        NSeatGame(number, seats, placings, "normal", tuple("" if p == 1 else "no-moves" for p in placings))
+        for number, (seats, placings) in enumerate(games, start=1)
+    ]
+    return [*played, NSeatGame(7, ("A", "B", "C"), None, "aborted")]
+
+
+def _three_player_round() -> Standings:
+    s = Standings(None)
+    for g in _three_player_games():
+        s.record_game(g.seats, g.placings, g.termination, g.number, g.exits)
     s.add_engine("D")
     return s
 
@@ -125,63 +132,63 @@ def test_ranking_table_three_seats() -> None:
         f"   3 D{pad}      25.00       8.33       0.00          0        0.0        n/a          0          0          0\n"
         f"   4 B{pad}      14.37       7.12      -6.98          6        2.0      16.7%          1          0          5\n"
     )
-    rows = s.ranking()
-    ratings = weng_lin_ratings(s.games)
+    rows = s.rating_ranking()
+    ratings = weng_lin_ratings(_three_player_games())
     assert rows[0].rating == ratings["A"]
     assert [r.rating.ordinal for r in rows] == sorted((r.rating.ordinal for r in rows), reverse=True)
 
 
 def test_ranking_table_four_seats_shows_seats_when_an_engine_fills_a_team() -> None:
-    s = NSeatStandings()
-    s.record(("X", "Y", "X", "Y"), (1, 2, 1, 2), "normal", 1)
-    s.record(("Y", "X", "Y", "X"), (2, 1, 2, 1), "normal", 2)
+    s = Standings(None)
+    s.record_game(("X", "Y", "X", "Y"), (1, 2, 1, 2), "normal", 1)
+    s.record_game(("Y", "X", "Y", "X"), (2, 1, 2, 1), "normal", 2)
     lines = s.format_ranking().splitlines()
     assert lines[0].split() == ["Rank", "Name", "mu", "sigma", "Ordinal", "Games", "Seats", "Points", "Score", "1st", "2nd"]
     assert lines[1].split()[1:] == ["X", "28.46", "8.03", "4.36", "2", "4", "4.0", "100.0%", "4", "0"]
     assert lines[2].split()[1:] == ["Y", "21.54", "8.03", "-2.56", "2", "4", "0.0", "0.0%", "0", "4"]
     # mixed teams only: one seat per engine and game, no Seats column
-    mixed = NSeatStandings()
-    mixed.record(("P", "Q", "R", "S"), (2, 1, 2, 1), "normal", 1)
+    mixed = Standings(None)
+    mixed.record_game(("P", "Q", "R", "S"), (2, 1, 2, 1), "normal", 1)
     head = mixed.format_ranking().splitlines()[0].split()
     assert "Seats" not in head and head[-2:] == ["1st", "2nd"]
 
 
 def test_the_table_does_not_depend_on_the_order_games_finish_in() -> None:
-    games = list(_three_player_round().games)
+    games = _three_player_games()
     reference = _three_player_round().format_ranking()
     rng = random.Random(13)
     for _ in range(5):
         rng.shuffle(games)
-        s = NSeatStandings()
+        s = Standings(None)
         for name in "ABCD":
             s.add_engine(name)
         for g in games:
-            s.record(g.seats, g.placings, g.termination, g.number, g.exits)
+            s.record_game(g.seats, g.placings, g.termination, g.number, g.exits)
         assert s.format_ranking() == reference
 
 
 def test_record_refuses_a_game_number_twice_and_numbers_by_default() -> None:
-    s = NSeatStandings()
-    assert s.record(("A", "B", "C"), (1, 2, 3)).number == 1
-    assert s.record(("A", "B", "C"), (1, 2, 3)).number == 2
+    s = Standings(None)
+    assert s.record_game(("A", "B", "C"), (1, 2, 3)).number == 1
+    assert s.record_game(("A", "B", "C"), (1, 2, 3)).number == 2
     with pytest.raises(ValueError, match="game 2 is already recorded"):
-        s.record(("A", "B", "C"), (1, 2, 3), game_number=2)
+        s.record_game(("A", "B", "C"), (1, 2, 3), game_number=2)
     assert s.engines == ("A", "B", "C")
 
 
 def test_the_seat_count_sets_the_columns_before_any_game() -> None:
-    assert NSeatStandings(3).format_ranking().split()[-3:] == ["1st", "2nd", "3rd"]
-    assert NSeatStandings(4).format_ranking().split()[-3:] == ["Score", "1st", "2nd"]
-    assert NSeatStandings().format_ranking().split()[-1] == "1st"
+    assert Standings(3).format_ranking().split()[-3:] == ["1st", "2nd", "3rd"]
+    assert Standings(4).format_ranking().split()[-3:] == ["Score", "1st", "2nd"]
+    assert Standings(None).format_ranking().split()[-1] == "1st"
     with pytest.raises(ValueError, match="not 5"):
-        NSeatStandings(5)
+        Standings(5)
 
 
 def test_ties_in_the_ranking_break_by_score_then_name() -> None:
-    s = NSeatStandings()
+    s = Standings(None)
     for name in ("Zed", "Amy", "Bob"):
         s.add_engine(name)
-    assert [r.name for r in s.ranking()] == ["Amy", "Bob", "Zed"]  # equal prior, no games
+    assert [r.name for r in s.rating_ranking()] == ["Amy", "Bob", "Zed"]  # equal prior, no games
 
 
 def test_spec_examples_match_the_code() -> None:
@@ -189,7 +196,7 @@ def test_spec_examples_match_the_code() -> None:
     from pathlib import Path
 
     spec = (Path(__file__).resolve().parents[1] / "SPEC.md").read_text(encoding="utf-8")
-    three = NSeatStandings()
+    three = Standings(None)
     games = [
         (("alphabeta", "greedy", "random"), (1, 3, 2)),
         (("alphabeta", "random", "greedy"), (1, 2, 2)),
@@ -199,9 +206,9 @@ def test_spec_examples_match_the_code() -> None:
         (("random", "greedy", "alphabeta"), (1, 2, 2)),
     ]
     for number, (seats, placings) in enumerate(games, start=1):
-        three.record(seats, placings, "normal", number)
+        three.record_game(seats, placings, "normal", number)
     assert "```\n" + three.format_ranking() + "```\n" in spec
-    four = NSeatStandings()
-    four.record(("alphabeta", "greedy", "alphabeta", "greedy"), (1, 2, 1, 2), "normal", 1)
-    four.record(("greedy", "alphabeta", "greedy", "alphabeta"), (2, 1, 2, 1), "normal", 2)
+    four = Standings(None)
+    four.record_game(("alphabeta", "greedy", "alphabeta", "greedy"), (1, 2, 1, 2), "normal", 1)
+    four.record_game(("greedy", "alphabeta", "greedy", "alphabeta"), (2, 1, 2, 1), "normal", 2)
     assert "```\n" + four.format_ranking() + "```\n" in spec

@@ -17,7 +17,6 @@ from click.core import ParameterSource
 from ..backends.dask_security import DaskTLS
 from ..records import RecordError
 from ..referee.iolog import make_io_log
-from ..stats.standings import Standings
 from ..tournament.config import (
     MAX_GAMES,
     SETTING_NAMES,
@@ -452,9 +451,9 @@ def tournament(
     console.done()
     standings = result.standings
     click.echo(standings_block(config, standings, final=True))
-    if isinstance(standings, Standings) and len(config.specs) > 2:
+    if standings.seats == 2 and len(config.specs) > 2:
         click.echo(standings.crosstable(joint=True))
-    if isinstance(standings, Standings) and len(config.specs) == 2:
+    if standings.seats == 2 and len(config.specs) == 2:
         names = [s.name for s in config.specs]
         click.echo(standings.score_line(names[0], names[1]))
     click.echo(f"Records: {directory / 'games.sgn'}, {directory / 'games.msgpack'}, {directory / 'results.jsonl'}")

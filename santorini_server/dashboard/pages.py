@@ -181,7 +181,7 @@ def run_tables(config: TournamentConfig, standings: Any, games: int) -> RunTable
     """The run page's tables; a two-engine match gets its headline instead of a crosstable (the
     standings already give each one's score against the other), its ranking made once."""
     names = [spec.name for spec in config.specs]
-    if isinstance(standings, Standings) and len(names) == 2:
+    if isinstance(standings, Standings) and standings.seats == 2 and len(names) == 2:
         ranking = standings.ranking()
         table, _, losses = standings_tables(standings, crosstable=False, ranking=ranking)
         return RunTables(table, None, losses, match_line(standings, ranking, names[0], names[1], config.sprt))

@@ -2,13 +2,14 @@
 
 ``elo``: logistic Elo, nElo, LOS (cutechess / fastchess conventions).
 ``sprt``: generalized SPRT on trinomial or pentanomial results (fastchess).
-``standings``: per-engine tallies, game pairs, ranking, crosstable, and the
-text lines the runner prints.
+``standings``: the standings of games of 2, 3 or 4 seats, counters updated as each game is
+counted: per-engine tallies, game pairs, ranking, crosstable, and the text lines the runner prints.
 ``bradley_terry``: the joint rating of all engines over all two-seat games.
 ``placings``: a game of 2, 3 or 4 seats and its points.
-``weng_lin``, ``nseat_standings``: Weng-Lin ratings (openskill) and standings of 3- and 4-seat
-tournaments.  Import them by their module path: they load openskill (some 30 ms), which
-two-seat matches and tournaments do not need, so this package does not import them.
+``weng_lin``, ``nseat_standings``: Weng-Lin ratings (openskill) and the names of the standings of
+3- and 4-seat tournaments.  Import them by their module path: they load openskill (some 30 ms),
+which two-seat matches and tournaments do not need, so this package does not import them (the
+standings load it when they first rate a game of three or four seats).
 """
 
 from .bradley_terry import DEFAULT_PRIOR, JointRating, JointRatings, format_joint_columns, joint_ratings

@@ -27,7 +27,7 @@ Pure Python (tournaments have fewer than 50 engines): a dense Gaussian eliminati
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -42,6 +42,7 @@ __all__ = [
     "JointRatings",
     "format_joint_columns",
     "joint_ratings",
+    "joint_ratings_from_counts",
 ]
 
 DEFAULT_PRIOR = 2.0
@@ -112,33 +113,56 @@ def joint_ratings(games: Iterable[ScoredGame], engines: Sequence[str] = (), *, p
         ValueError: a negative or non-finite ``prior``, or ``prior = 0`` when the maximum-likelihood
             estimate does not exist (some engines scored every point, or none, against the rest).
     """
-    if not (math.isfinite(prior) and prior >= 0.0):
-        raise ValueError(f"prior must be a finite number >= 0, not {prior!r}")
     names: list[str] = list(dict.fromkeys(engines))
     scored = [g for g in games if g.winner is not None]
+    points: dict[tuple[str, str], float] = {}
+    meetings: dict[tuple[str, str], int] = {}
     for g in scored:
         for name in (g.player1, g.player2):
             if name not in names:
                 names.append(name)
-    played = [name for name in names if any(name in (g.player1, g.player2) for g in scored)]
+        first = g.points_for(g.player1) or 0.0
+        for a, b, scored_points in ((g.player1, g.player2, first), (g.player2, g.player1, 1.0 - first)):
+            points[a, b] = points.get((a, b), 0.0) + scored_points
+            meetings[a, b] = meetings.get((a, b), 0) + 1
+    return joint_ratings_from_counts(names, points, meetings, prior=prior)
+
+
+def joint_ratings_from_counts(
+    engines: Sequence[str],
+    points: Mapping[tuple[str, str], float],
+    meetings: Mapping[tuple[str, str], int],
+    *,
+    prior: float = DEFAULT_PRIOR,
+) -> JointRatings:
+    """The fit from its sufficient statistics: ``points[a, b]`` scored by ``a`` against ``b`` and
+    ``meetings[a, b]`` scored games between them (both orders present), so live standings fit
+    without keeping the games.  ``engines`` lists every engine, in the order of the result.
+
+    Raises:
+        ValueError: as :func:`joint_ratings`.
+    """
+    if not (math.isfinite(prior) and prior >= 0.0):
+        raise ValueError(f"prior must be a finite number >= 0, not {prior!r}")
+    names = list(dict.fromkeys(engines))
+    met = {a for (a, _), n in meetings.items() if n}
+    played = [name for name in names if name in met]
     index = {name: i for i, name in enumerate(played)}
     n = len(played)
     wins = [[0.0] * n for _ in range(n)]  # wins[i][j]: points i scored against j
-    meetings = [[0.0] * n for _ in range(n)]
-    for g in scored:
-        i, j = index[g.player1], index[g.player2]
-        first = g.points_for(g.player1) or 0.0
-        wins[i][j] += first
-        wins[j][i] += 1.0 - first
-        meetings[i][j] += 1.0
-        meetings[j][i] += 1.0
+    games = [[0.0] * n for _ in range(n)]
+    for (a, b), count in meetings.items():
+        if count:
+            i, j = index[a], index[b]
+            wins[i][j] = points.get((a, b), 0.0)
+            games[i][j] = float(count)
     if prior == 0.0 and not _estimable(wins):
         raise ValueError("no finite ratings without a prior: some engines scored every point, or none, against the rest")
-    theta = _fit(wins, meetings, prior)
-    covariance = _anchored_covariance(_information(theta, meetings, prior), prior)
+    theta = _fit(wins, games, prior)
+    covariance = _anchored_covariance(_information(theta, games, prior), prior)
     mean = sum(theta) / n if n else 0.0
-    points = [sum(row) for row in wins]
-    counts = [int(sum(row)) for row in meetings]
+    totals = [sum(row) for row in wins]
+    counts = [int(sum(row)) for row in games]
     ratings = []
     for name in names:
         if name not in index:
@@ -146,7 +170,7 @@ def joint_ratings(games: Iterable[ScoredGame], engines: Sequence[str] = (), *, p
             continue
         i = index[name]
         sd = math.sqrt(max(covariance[i][i], 0.0))
-        ratings.append(JointRating(name, (theta[i] - mean) * _ELO_PER_NATURAL, Z95 * sd * _ELO_PER_NATURAL, counts[i], points[i]))
+        ratings.append(JointRating(name, (theta[i] - mean) * _ELO_PER_NATURAL, Z95 * sd * _ELO_PER_NATURAL, counts[i], totals[i]))
     scale = _ELO_PER_NATURAL**2
     return JointRatings(tuple(ratings), prior, tuple(tuple(v * scale for v in row) for row in covariance))
 

@@ -1,22 +1,47 @@
-"""Live standings for a tournament of any number of engines.
+"""Live standings of a tournament of any number of engines, for games of 2, 3 or 4 seats.
 
-``Standings`` accumulates finished games (no I/O) and renders the text the
-runner prints: cutechess's ``Score of`` line, fastchess's results block, a
-ranking table and a crosstable.  Every string is a deterministic function of
-the recorded games.
+``Standings`` counts finished games (no I/O) and renders the text the runner prints: for two
+seats cutechess's ``Score of`` line, fastchess's results block, a ranking table and a
+crosstable; for three and four seats the placings ranking with Weng-Lin ratings (``placings``,
+``weng_lin``).  Every string is a deterministic function of the recorded games, whatever order
+they finished in.
 
-Game pairs: fastchess and OpenBench treat games ``2k-1`` and ``2k`` (1-based
-schedule numbers) as one colour-swapped pair; the referee's scheduler numbers
-games the same way.  Pass ``game_number`` to ``record`` so that games that
-finish out of order (concurrency) still pair correctly.
+Theory of operation.  Each game is folded into counters as it is recorded and then forgotten, so a
+game costs the same to record and a query the same to answer after ten games or a million, and
+the memory does not grow with the games:
+
+* per engine and per ordered pair of engines: wins, draws, losses, unscored games, games by
+  termination tag, losses by tag (two seats); scored games, seats, placings, points (N seats);
+* game pairs (two seats): fastchess and OpenBench treat games ``2k-1`` and ``2k`` (1-based
+  schedule numbers) as one colour-swapped pair, as the referee's scheduler numbers them.  The
+  first game of a pair to finish waits (games finish out of order under concurrency) and counts
+  as an incomplete pair; when its partner arrives the pair is folded into the pentanomial
+  counters (per engine and per ordered pair) and both games are forgotten;
+* the joint Bradley-Terry rating needs only the points and games of each ordered pair
+  (``bradley_terry.joint_ratings_from_counts``), and the SPRT only the pentanomial counts;
+* Weng-Lin ratings (N seats) depend on the order games are rated in: game-number order.  A game
+  is rated once every lower number is recorded; the games above a gap wait, and a query rates
+  them on a copy.  At most :data:`REORDER_WINDOW` games wait: beyond that the lowest waits no
+  more (the gap is passed), and a game below it is rated when it arrives, after the higher
+  numbers.  The figures equal rating every game in number order unless a game finishes more
+  than :data:`REORDER_WINDOW` games after a later-numbered one (a permanent gap, such as a
+  game lost to a failing worker, only makes the waiting games rate at the window's end, which
+  is the same order).
+
+Game numbers: ``record`` takes the schedule number (default: the count of recorded games plus
+one); a number recorded twice is refused.  Recorded numbers are kept as ranges, which stay few
+whatever the count (games finish near schedule order).
 """
 
 from __future__ import annotations
 
+import bisect
+import heapq
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from .bradley_terry import DEFAULT_PRIOR, JointRating, JointRatings, format_joint_columns, joint_ratings
+from .bradley_terry import DEFAULT_PRIOR, JointRating, JointRatings, format_joint_columns, joint_ratings_from_counts
 from .elo import (
     EloEstimate,
     _fixed,
@@ -26,11 +51,19 @@ from .elo import (
     pentanomial_elo,
     trinomial_elo,
 )
+from .placings import SEAT_COUNTS, NSeatGame
 from .sprt import SprtConfig, format_llr_line, llr_pentanomial, llr_trinomial
+
+if TYPE_CHECKING:  # openskill loads with weng_lin (some 30 ms): only standings of three and four seats rate by it
+    from openskill.models import PlackettLuce
+
+    from .weng_lin import WengLinRating
 
 __all__ = [
     "DRAW",
+    "REORDER_WINDOW",
     "EngineTally",
+    "NSeatRankingRow",
     "ScoredGame",
     "PairCounts",
     "RankingRow",
@@ -43,10 +76,13 @@ __all__ = [
 DRAW = 0
 """``winner`` value for a drawn game: Santorini has none, but an adjudication rule may."""
 
+REORDER_WINDOW = 1000
+"""Most games (three and four seats) that wait for a lower-numbered game before they are rated."""
+
 
 @dataclass(frozen=True)
 class ScoredGame:
-    """One finished game as the standings score it: who played and who won (the full game is a
+    """One finished two-seat game as the standings score it: who played and who won (the full game is a
     ``records.GameRecord``).  ``winner``: 1 or 2 (player1/player2 won), 0 draw, None not scored
     (aborted or interrupted: counted per termination, excluded from W/D/L)."""
 
@@ -85,6 +121,29 @@ class PairCounts:
         return sum(self.ptnml)
 
 
+_WL, _DD, _INCOMPLETE = 5, 6, 7
+"""Slots of a pair tally after the five pentanomial buckets."""
+
+
+def _pair_slots(pair: Sequence[ScoredGame], name: str) -> tuple[int, ...]:
+    """The slots of a pair tally that ``name``'s games of one pair number count in: its
+    pentanomial bucket (and ``_WL`` or ``_DD`` for one point of two), or ``_INCOMPLETE`` when a
+    game is missing or unscored or the two games are not between the same engines."""
+    if len(pair) != 2 or {pair[0].player1, pair[0].player2} != {pair[1].player1, pair[1].player2}:
+        return (_INCOMPLETE,)
+    first, second = pair[0].points_for(name), pair[1].points_for(name)
+    if first is None or second is None:
+        return (_INCOMPLETE,)
+    total = first + second
+    if total == 1.0:
+        return (2, _DD if first == 0.5 else _WL)
+    return (round(total * 2),)
+
+
+def _pair_counts_of(slots: Sequence[int]) -> PairCounts:
+    return PairCounts((slots[0], slots[1], slots[2], slots[3], slots[4]), slots[_WL], slots[_DD], slots[_INCOMPLETE])
+
+
 def pair_counts(games: Iterable[ScoredGame], name: str, opponent: str | None = None) -> PairCounts:
     """Group ``name``'s games into pairs ``(2k-1, 2k)`` and count pentanomial buckets.
 
@@ -98,55 +157,47 @@ def pair_counts(games: Iterable[ScoredGame], name: str, opponent: str | None = N
         if opponent is not None and opponent not in (g.player1, g.player2):
             continue
         by_pair.setdefault((g.number + 1) // 2, []).append(g)
-    buckets = [0, 0, 0, 0, 0]
-    wl = dd = incomplete = 0
-    for key in sorted(by_pair):
-        pair = by_pair[key]
-        if len(pair) != 2 or {pair[0].player1, pair[0].player2} != {pair[1].player1, pair[1].player2}:
-            incomplete += 1
-            continue
-        points = [g.points_for(name) for g in pair]
-        if points[0] is None or points[1] is None:
-            incomplete += 1
-            continue
-        total = points[0] + points[1]
-        buckets[round(total * 2)] += 1
-        if total == 1.0:
-            if points[0] == 0.5:
-                dd += 1
-            else:
-                wl += 1
-    return PairCounts((buckets[0], buckets[1], buckets[2], buckets[3], buckets[4]), wl, dd, incomplete)
+    slots = [0] * 8
+    for pair in by_pair.values():
+        for slot in _pair_slots(pair, name):
+            slots[slot] += 1
+    return _pair_counts_of(slots)
 
 
 @dataclass(frozen=True)
 class EngineTally:
     """One engine's record.  ``games`` counts scored games only; ``unscored`` the rest.
 
-    ``terminations``: every game the engine took part in, by termination tag.
-    ``losses_by``: the games it lost, by tag (e.g. its time forfeits).
+    ``terminations``: every game the engine took part in, by termination tag.  ``losses_by``: two
+    seats, the games it lost by tag (e.g. its time forfeits); N seats, its seats' exits by tag
+    (eliminations and team losses the game reported).  ``seats``: seats it filled in scored
+    games (more than ``games`` when it filled both seats of a 4-seat team); ``placings[k]``:
+    seats it finished in place ``k + 1``; ``points``: see ``placings``; ``max_points``: what
+    those seats could have scored.  ``wins``/``draws``/``losses``: two seats, its games; N seats,
+    the seats it placed first and the others (no draws).
     """
 
     name: str
-    wins: int
-    draws: int
-    losses: int
-    unscored: int
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+    unscored: int = 0
     terminations: dict[str, int] = field(default_factory=dict)
     losses_by: dict[str, int] = field(default_factory=dict)
-
-    @property
-    def games(self) -> int:
-        return self.wins + self.draws + self.losses
-
-    @property
-    def points(self) -> float:
-        return self.wins + 0.5 * self.draws
+    games: int = 0
+    seats: int = 0
+    placings: tuple[int, ...] = ()
+    points: float = 0.0
+    max_points: float = 0.0
 
     @property
     def score(self) -> float:
-        """Points per scored game, 0.5 with no games (neutral, never nan)."""
-        return self.points / self.games if self.games else 0.5
+        """Share of the points its games (seats) could have scored; 0.5 with no games (neutral, never nan)."""
+        return self.points / self.max_points if self.max_points else 0.5
+
+
+NSeatTally = EngineTally
+"""The tally of standings of three and four seats (the same record)."""
 
 
 @dataclass(frozen=True)
@@ -162,35 +213,14 @@ class RankingRow:
     joint: JointRating | None = None
 
 
-def _tally(games: Sequence[ScoredGame], name: str, opponent: str | None = None) -> EngineTally:
-    wins = draws = losses = unscored = 0
-    terminations: dict[str, int] = {}
-    losses_by: dict[str, int] = {}
-    for g in games:
-        if name not in (g.player1, g.player2):
-            continue
-        if opponent is not None and opponent not in (g.player1, g.player2):
-            continue
-        terminations[g.termination] = terminations.get(g.termination, 0) + 1
-        pts = g.points_for(name)
-        if pts is None:
-            unscored += 1
-        elif pts == 1.0:
-            wins += 1
-        elif pts == 0.5:
-            draws += 1
-        else:
-            losses += 1
-            losses_by[g.termination] = losses_by.get(g.termination, 0) + 1
-    return EngineTally(
-        name,
-        wins,
-        draws,
-        losses,
-        unscored,
-        dict(sorted(terminations.items())),
-        dict(sorted(losses_by.items())),
-    )
+@dataclass(frozen=True)
+class NSeatRankingRow:
+    """A row of the ranking of three and four seats: the engine's Weng-Lin ``rating``."""
+
+    rank: int
+    name: str
+    rating: WengLinRating
+    tally: EngineTally
 
 
 def format_score_line(name_a: str, name_b: str, wins: int, losses: int, draws: int) -> str:
@@ -254,17 +284,162 @@ def format_results_block(
     return "\n".join(lines) + "\n"
 
 
-class Standings:
-    """Accumulates games; every query is recomputed from the recorded games."""
+class _Counts:
+    """One engine's (or one ordered pair's) counters, updated as games are recorded."""
+
+    __slots__ = (
+        "draws",
+        "games",
+        "losses",
+        "losses_by",
+        "max_points",
+        "places",
+        "points",
+        "seats",
+        "terminations",
+        "unscored",
+        "wins",
+    )  # fmt: skip
 
     def __init__(self) -> None:
-        self._games: list[ScoredGame] = []
+        self.wins = self.draws = self.losses = self.unscored = self.games = self.seats = 0
+        self.terminations: dict[str, int] = {}
+        self.losses_by: dict[str, int] = {}
+        self.places: list[int] = []
+        self.points = self.max_points = 0.0
+
+    def add_two_seat(self, game: ScoredGame, name: str) -> None:
+        self.terminations[game.termination] = self.terminations.get(game.termination, 0) + 1
+        points = game.points_for(name)
+        if points is None:
+            self.unscored += 1
+        elif points == 1.0:
+            self.wins += 1
+        elif points == 0.5:
+            self.draws += 1
+        else:
+            self.losses += 1
+            self.losses_by[game.termination] = self.losses_by.get(game.termination, 0) + 1
+
+    def add_seats(self, game: NSeatGame, name: str) -> None:
+        mine = [s for s, engine in enumerate(game.seats) if engine == name]
+        self.terminations[game.termination] = self.terminations.get(game.termination, 0) + 1
+        for s in mine:
+            if game.exits and game.exits[s]:
+                self.losses_by[game.exits[s]] = self.losses_by.get(game.exits[s], 0) + 1
+        if game.placings is None:
+            self.unscored += 1
+            return
+        self.games += 1
+        for s in mine:
+            self.seats += 1
+            place = game.placings[s]
+            if len(self.places) < place:
+                self.places.extend([0] * (place - len(self.places)))
+            self.places[place - 1] += 1
+            self.points += game.points(s) or 0.0
+            self.max_points += game.max_points
+
+    def two_seat_tally(self, name: str) -> EngineTally:
+        games = self.wins + self.draws + self.losses
+        return EngineTally(
+            name, self.wins, self.draws, self.losses, self.unscored,
+            dict(sorted(self.terminations.items())), dict(sorted(self.losses_by.items())),
+            games, games, (self.wins + self.draws, self.losses), self.wins + 0.5 * self.draws, float(games),
+        )  # fmt: skip
+
+    def seats_tally(self, name: str, places: int) -> EngineTally:
+        placings = tuple(self.places) + (0,) * (places - len(self.places))
+        wins = placings[0]
+        return EngineTally(
+            name, wins, 0, self.seats - wins, self.unscored,
+            dict(sorted(self.terminations.items())), dict(sorted(self.losses_by.items())),
+            self.games, self.seats, placings, self.points, self.max_points,
+        )  # fmt: skip
+
+
+class _Numbers:
+    """A set of positive game numbers kept as sorted disjoint ranges ``[first, last]``."""
+
+    def __init__(self) -> None:
+        self._firsts: list[int] = []
+        self._lasts: list[int] = []
+
+    def __contains__(self, number: int) -> bool:
+        i = bisect.bisect_right(self._firsts, number) - 1
+        return i >= 0 and number <= self._lasts[i]
+
+    def add(self, number: int) -> None:
+        """Add a number not in the set."""
+        i = bisect.bisect_right(self._firsts, number)  # ranges before i start at or below number
+        joins_left = i > 0 and self._lasts[i - 1] == number - 1
+        joins_right = i < len(self._firsts) and self._firsts[i] == number + 1
+        if joins_left and joins_right:
+            self._lasts[i - 1] = self._lasts[i]
+            del self._firsts[i], self._lasts[i]
+        elif joins_left:
+            self._lasts[i - 1] = number
+        elif joins_right:
+            self._firsts[i] = number
+        else:
+            self._firsts.insert(i, number)
+            self._lasts.insert(i, number)
+
+    @property
+    def ranges(self) -> int:
+        return len(self._firsts)
+
+
+class Standings:
+    """Counts games of ``seats`` seats (2, 3 or 4; None: any, each game by its own count).
+
+    Two seats: ``record`` a game, then the Elo queries (``tally``, ``pairs``, ``ranking``,
+    ``crosstable``...).  Three and four seats: ``record_game``, then ``tally``, ``ratings`` and
+    ``rating_ranking``; ``format_ranking`` gives each kind's table.  ``seats`` also sets the
+    placing columns before any game is recorded (3 places for 3 seats, 2 for 4 seats: teams).
+    """
+
+    def __init__(self, seats: int | None = 2) -> None:
+        if seats is not None and seats not in SEAT_COUNTS:
+            raise ValueError(f"a game has 2, 3 or 4 seats, not {seats}")
+        self._seats = seats
+        self._places = 0 if seats is None else 2 if seats == 4 else seats
+        self._sides = 0
         self._engines: list[str] = []
+        self._numbers = _Numbers()
+        self._count = 0
+        self._tallies: dict[str, _Counts] = {}
+        # two seats
+        self._versus: dict[tuple[str, str], _Counts] = {}
+        self._pairs: dict[str, list[int]] = {}
+        self._pairs_versus: dict[tuple[str, str], list[int]] = {}
+        self._waiting_pairs: dict[int, ScoredGame] = {}
+        # three and four seats: the Weng-Lin ratings of the games up to _next - 1, and the games above
+        self._beliefs: dict[str, tuple[float, float]] = {}
+        self._rated: dict[str, int] = {}
+        self._next = 1
+        self._waiting: dict[int, NSeatGame | None] = {}
+        self._waiting_order: list[int] = []
+        self._model: PlackettLuce | None = None
+
+    @property
+    def seats(self) -> int | None:
+        """Seats per game (None: any)."""
+        return self._seats
 
     def add_engine(self, name: str) -> None:
         """Register an engine so it is listed before it has played."""
-        if name not in self._engines:
+        if name not in self._tallies:
             self._engines.append(name)
+            self._tallies[name] = _Counts()
+
+    def _number(self, game_number: int | None) -> int:
+        number = self._count + 1 if game_number is None else game_number
+        if number < 1:
+            raise ValueError("game numbers start at 1")
+        if number in self._numbers:
+            raise ValueError(f"game {number} is already recorded")
+        return number
 
     def record(
         self,
@@ -274,39 +449,149 @@ class Standings:
         termination: str = "",
         game_number: int | None = None,
     ) -> ScoredGame:
-        """Add one finished game.  ``game_number`` (1-based schedule number)
-        defaults to the count of recorded games."""
+        """Add one finished two-seat game.  ``game_number`` (1-based schedule number)
+        defaults to the count of recorded games plus one.
+
+        Raises:
+            ValueError: standings of other seat counts, an engine against itself, a winner other
+                than 1, 2, 0 (draw) or None, a game number below 1 or already recorded.
+        """
+        if self._seats != 2:
+            raise ValueError(f"a two-seat game in standings of {self._seats or 'any number of'} seats: use record_game")
         if player1 == player2:
             raise ValueError("an engine cannot play itself")
         if winner not in (None, DRAW, 1, 2):
             raise ValueError(f"winner must be 1, 2, 0 (draw) or None, not {winner!r}")
-        number = len(self._games) + 1 if game_number is None else game_number
-        if number < 1:
-            raise ValueError("game numbers start at 1")
-        game = ScoredGame(number, player1, player2, winner, termination)
-        self._games.append(game)
-        self.add_engine(player1)
-        self.add_engine(player2)
+        game = ScoredGame(self._number(game_number), player1, player2, winner, termination)
+        self._numbers.add(game.number)
+        self._count += 1
+        self._sides = 2
+        for name, opponent in ((player1, player2), (player2, player1)):
+            self.add_engine(name)
+            self._tallies[name].add_two_seat(game, name)
+            versus = self._versus.get((name, opponent))
+            if versus is None:
+                versus = self._versus[name, opponent] = _Counts()
+            versus.add_two_seat(game, name)
+        partner = self._waiting_pairs.pop((game.number + 1) // 2, None)
+        if partner is None:
+            self._waiting_pairs[(game.number + 1) // 2] = game
+            self._count_pair((game,), 1)
+        else:
+            self._count_pair((partner,), -1)
+            self._count_pair((partner, game), 1)
         return game
 
+    def _count_pair(self, games: tuple[ScoredGame, ...], sign: int) -> None:
+        """Add (``sign`` 1) or take back (-1) what the games of one pair number count for each
+        engine in them, overall and against each opponent (as ``pair_counts`` groups them)."""
+        for name in dict.fromkeys(n for g in games for n in (g.player1, g.player2)):
+            mine = [g for g in games if name in (g.player1, g.player2)]
+            slots = self._pairs.setdefault(name, [0] * 8)
+            for slot in _pair_slots(mine, name):
+                slots[slot] += sign
+            for opponent in dict.fromkeys(n for g in mine for n in (g.player1, g.player2) if n != name):
+                slots = self._pairs_versus.setdefault((name, opponent), [0] * 8)
+                for slot in _pair_slots([g for g in mine if opponent in (g.player1, g.player2)], name):
+                    slots[slot] += sign
+
+    def record_game(
+        self,
+        seats: Sequence[str],
+        placings: Sequence[int] | None,
+        termination: str = "",
+        game_number: int | None = None,
+        exits: Sequence[str] = (),
+    ) -> NSeatGame:
+        """Add one finished game of any seat count (see ``NSeatGame``); in two-seat standings it is
+        ``record``'s game (``exits`` unused).  ``game_number`` as for ``record``.
+
+        Raises:
+            ValueError: an invalid game (``NSeatGame``), a game of another seat count in two-seat
+                standings, or a game number already recorded.
+        """
+        number = self._number(game_number)
+        game = NSeatGame(number, tuple(seats), None if placings is None else tuple(placings), termination, tuple(exits))
+        if self._seats == 2:
+            if len(game.seats) != 2:
+                raise ValueError(f"a {len(game.seats)}-seat game in standings of two seats")
+            p = game.placings
+            winner = None if p is None else DRAW if p[0] == p[1] else 1 if p[0] < p[1] else 2
+            self.record(game.seats[0], game.seats[1], winner, termination, number)
+            return game
+        self._numbers.add(number)
+        self._count += 1
+        self._sides = max(self._sides, game.side_count)
+        for name in game.seats:
+            self.add_engine(name)
+        for name in dict.fromkeys(game.seats):
+            self._tallies[name].add_seats(game, name)
+        self._rate(game)
+        return game
+
+    # ----------------------------------------------------------------------- Weng-Lin, in number order
+
+    def _rate(self, game: NSeatGame) -> None:
+        if game.number < self._next:  # later than the window: rated on arrival
+            self._fold(game, self._beliefs, self._rated)
+            return
+        self._waiting[game.number] = game if game.scored else None
+        heapq.heappush(self._waiting_order, game.number)
+        while self._waiting_order and (
+            self._waiting_order[0] == self._next or len(self._waiting) > REORDER_WINDOW
+        ):
+            number = heapq.heappop(self._waiting_order)
+            waiting = self._waiting.pop(number)
+            if waiting is not None:
+                self._fold(waiting, self._beliefs, self._rated)
+            self._next = number + 1
+
+    def _fold(self, game: NSeatGame, beliefs: dict[str, tuple[float, float]], rated: dict[str, int]) -> None:
+        from .weng_lin import weng_lin_model, weng_lin_update
+
+        self._model = self._model or weng_lin_model()
+        updated = weng_lin_update(beliefs, game, self._model)
+        beliefs.update(updated)
+        for name in updated:
+            rated[name] = rated.get(name, 0) + 1
+
     @property
-    def games(self) -> tuple[ScoredGame, ...]:
-        return tuple(self._games)
+    def waiting(self) -> int:
+        """Games held back: halves of two-seat pairs whose partner has not arrived, and games of
+        three and four seats waiting for a lower number to be rated."""
+        return len(self._waiting_pairs) + len(self._waiting)
+
+    # ----------------------------------------------------------------------- queries
 
     @property
     def engines(self) -> tuple[str, ...]:
-        """Engines in order of first appearance."""
+        """Engines in order of registration or first appearance."""
         return tuple(self._engines)
 
+    @property
+    def played(self) -> int:
+        """Games recorded."""
+        return self._count
+
+    @property
+    def place_count(self) -> int:
+        """Places a game can award: the most sides of any recorded game or of ``seats``."""
+        return max(self._places, self._sides)
+
     def tally(self, name: str) -> EngineTally:
-        return _tally(self._games, name)
+        counts = self._tallies.get(name) or _Counts()
+        if self._seats == 2:
+            return counts.two_seat_tally(name)
+        return counts.seats_tally(name, max(self.place_count, 1))
 
     def head_to_head(self, name: str, opponent: str) -> EngineTally:
-        """``name``'s record in games against ``opponent`` only."""
-        return _tally(self._games, name, opponent)
+        """``name``'s record in two-seat games against ``opponent`` only."""
+        return (self._versus.get((name, opponent)) or _Counts()).two_seat_tally(name)
 
     def pairs(self, name: str, opponent: str | None = None) -> PairCounts:
-        return pair_counts(self._games, name, opponent)
+        """``name``'s pentanomial counts (two seats), against ``opponent`` only when given."""
+        slots = self._pairs.get(name) if opponent is None else self._pairs_versus.get((name, opponent))
+        return _pair_counts_of(slots or [0] * 8)
 
     def score_line(self, name_a: str, name_b: str) -> str:
         t = self.head_to_head(name_a, name_b)
@@ -321,11 +606,13 @@ class Standings:
         )
 
     def joint_ratings(self, prior: float = DEFAULT_PRIOR) -> JointRatings:
-        """The joint Bradley-Terry rating of every engine over all games (``bradley_terry``)."""
-        return joint_ratings(self._games, self._engines, prior=prior)
+        """The joint Bradley-Terry rating of every engine over all two-seat games (``bradley_terry``)."""
+        points = {pair: c.wins + 0.5 * c.draws for pair, c in self._versus.items()}
+        meetings = {pair: c.wins + c.draws + c.losses for pair, c in self._versus.items()}
+        return joint_ratings_from_counts(self._engines, points, meetings, prior=prior)
 
     def ranking(self, penta: bool = True, joint: bool = False) -> list[RankingRow]:
-        """Each engine's Elo against the field it met, best first.
+        """Each engine's Elo against the field it met, best first (two seats).
 
         The estimate uses all of the engine's games (pentanomial over its
         complete pairs when ``penta`` and it has any, else W/D/L).  With ``joint``
@@ -346,14 +633,43 @@ class Standings:
         rows.sort(key=lambda r: (-(r.joint.elo if r.joint else r.estimate.elo), -r.tally.score, r.name))
         return [RankingRow(i + 1, r.name, r.estimate, r.tally, r.pairs, r.joint) for i, r in enumerate(rows)]
 
+    def ratings(self) -> dict[str, WengLinRating]:
+        """Weng-Lin ratings of every engine (``weng_lin``), in engine order: the games of
+        three and four seats rated in number order (see the module's notes).
+
+        Raises:
+            ValueError: two-seat standings (they rate by Elo).
+        """
+        if self._seats == 2:
+            raise ValueError("two-seat standings rate by Elo, not Weng-Lin")
+        from .weng_lin import WENG_LIN_MU, WENG_LIN_SIGMA, WengLinRating
+
+        beliefs, rated = dict(self._beliefs), dict(self._rated)
+        for number in sorted(self._waiting):
+            waiting = self._waiting[number]
+            if waiting is not None:
+                self._fold(waiting, beliefs, rated)
+        prior = (WENG_LIN_MU, WENG_LIN_SIGMA)
+        return {name: WengLinRating(name, *beliefs.get(name, prior), rated.get(name, 0)) for name in self._engines}
+
+    def rating_ranking(self) -> list[NSeatRankingRow]:
+        """Three and four seats, best first: by ordinal (``mu - 3 sigma``), then score, then name."""
+        ratings = self.ratings()
+        rows = [(ratings[name], self.tally(name)) for name in self._engines]
+        rows.sort(key=lambda r: (-r[0].ordinal, -r[1].score, r[0].name))
+        return [NSeatRankingRow(i + 1, rating.name, rating, tally) for i, (rating, tally) in enumerate(rows)]
+
     def format_ranking(self, penta: bool = True, joint: bool = False) -> str:
-        """fastchess-style table: Rank, Name, Elo, +/-, nElo, +/-, Games, Score, Draw[, Ptnml(0-2)].
+        """Two seats, a fastchess-style table: Rank, Name, Elo, +/-, nElo, +/-, Games, Score, Draw[, Ptnml(0-2)].
 
         Draw is the drawn-game share (trinomial) or the 1-of-2-points pair share (pentanomial).
         With ``joint``, Elo and +/- are the joint rating (mean 0, 95 % interval), finite for an
         engine that won or lost every game, where the per-engine Elo prints ``n/a``; nElo stays
-        the per-engine figure.
+        the per-engine figure.  Three and four seats: ``_format_placings`` (``penta`` and
+        ``joint`` do not apply).
         """
+        if self._seats != 2:
+            return self._format_placings()
         rows = self.ranking(penta, joint)
         width = max([25] + [len(r.name) for r in rows])
         head = (
@@ -381,12 +697,43 @@ class Standings:
             )
         return "\n".join(out) + "\n"
 
+    def _format_placings(self) -> str:
+        """The ranking table of three and four seats: Rank, Name, mu, sigma, Ordinal, Games, Points,
+        Score, 1st, 2nd[, 3rd].
+
+        Score is points over the points its seats could have scored (50 % = the field's average);
+        a ``Seats`` column follows Games when an engine filled both seats of a team.
+        """
+        rows = self.rating_ranking()
+        width = max([25] + [len(r.name) for r in rows])
+        places = self.place_count or 1
+        show_seats = any(r.tally.seats != r.tally.games for r in rows)
+        head = f"{'Rank':<4} {'Name':<{width}} {'mu':>10} {'sigma':>10} {'Ordinal':>10} {'Games':>10}"
+        head += f" {'Seats':>10}" if show_seats else ""
+        head += f" {'Points':>10} {'Score':>10}" + "".join(f" {_ordinal_text(k + 1):>10}" for k in range(places))
+        out = [head]
+        for r in rows:
+            t = r.tally
+            score = f"{_fixed(t.score * 100.0, 1)}%" if t.games else "n/a"
+            line = (
+                f"{r.rank:>4} {r.name:<{width}} {_fixed(r.rating.mu, 2):>10} {_fixed(r.rating.sigma, 2):>10} "
+                f"{_fixed(r.rating.ordinal, 2):>10} {t.games:>10}"
+            )
+            line += f" {t.seats:>10}" if show_seats else ""
+            counts = list(t.placings) + [0] * (places - len(t.placings))
+            line += f" {_fixed(t.points, 1):>10} {score:>10}" + "".join(f" {c:>10}" for c in counts[:places])
+            out.append(line)
+        return "\n".join(out) + "\n"
+
     def crosstable(self, penta: bool = True, joint: bool = False) -> str:
-        """Points scored by each row engine against each column engine, ``points/games``.
+        """Points scored by each row engine against each column engine, ``points/games`` (two
+        seats; empty for three and four seats, which rank by placings).
 
         Rows and columns follow the ranking (``ranking(penta, joint)``); ``-`` on the
         diagonal, ``.`` for engines that have not met.
         """
+        if self._seats != 2:
+            return ""
         names = [r.name for r in self.ranking(penta, joint)]
         cells: list[list[str]] = []
         for a in names:
@@ -419,3 +766,7 @@ class Standings:
 
 def _points_text(points: float) -> str:
     return f"{points:.1f}"
+
+
+def _ordinal_text(place: int) -> str:
+    return {1: "1st", 2: "2nd", 3: "3rd"}.get(place, f"{place}th")

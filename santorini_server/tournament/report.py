@@ -2,11 +2,11 @@
 
 Theory of operation.  The report is a function of the finished games' records (and, for a
 tournament, its settings): the standings come from the same
-:class:`~santorini_server.stats.standings.Standings` or
-:class:`~santorini_server.stats.nseat_standings.NSeatStandings` that the tournament prints,
-fed by :func:`~santorini_server.tournament.scoring.count_game` (never a second way of
-counting); the chart follows each engine's score, game by game in schedule order, from the
-same per-game points the standings sum; the losses table is :func:`scoring.loss_rows`.
+:class:`~santorini_server.stats.standings.Standings` that the tournament prints, fed by
+:func:`~santorini_server.tournament.scoring.count_game` (never a second way of counting); the
+chart follows each engine's score, game by game in schedule order, from the records' placings
+scored as the standings score them (:class:`~santorini_server.stats.placings.NSeatGame`: the
+standings keep counters, not games); the losses table is :func:`scoring.loss_rows`.
 
 Games are viewed in viewer files of :data:`BLOCK_SIZE` schedule numbers each
 (``games/0001-0100.html`` holds games 1-100), so the report itself carries one compact row
@@ -24,12 +24,12 @@ from typing import TYPE_CHECKING
 from ..records import GameRecord
 from ..stats.bradley_terry import format_joint_columns
 from ..stats.elo import _fixed
+from ..stats.placings import NSeatGame
 from ..stats.standings import RankingRow, Standings
 from ..termination import Termination
 from .scoring import LOSS_COLUMNS, count_game, empty_standings, loss_rows, versus
 
 if TYPE_CHECKING:
-    from ..stats.nseat_standings import NSeatStandings  # loads openskill: only three and four seats need it
     from .config import TournamentConfig
 
 __all__ = [
@@ -170,7 +170,7 @@ def build_report(
     info: ReportInfo,
     games: Sequence[tuple[int, GameRecord]],
     *,
-    standings: Standings | NSeatStandings | None = None,
+    standings: Standings | None = None,
     block_size: int = BLOCK_SIZE,
 ) -> ReportData:
     """The report of ``games``: each record with its schedule number (:func:`numbered` gives
@@ -196,8 +196,8 @@ def build_report(
         info=info,
         played=len(games),
         standings=_standings_table(standings),
-        crosstable=_crosstable(standings) if isinstance(standings, Standings) else None,
-        chart=score_history(standings),
+        crosstable=_crosstable(standings) if standings.seats == 2 else None,
+        chart=score_history(names, (NSeatGame(number, record.players, record.placings) for number, record in games)),
         losses=_losses_table(standings, names),
         terminations=tuple(sorted(counts.items(), key=lambda kv: order.index(kv[0]) if kv[0] in order else len(order))),
         games=rows,
@@ -206,13 +206,13 @@ def build_report(
 
 
 def standings_tables(
-    standings: Standings | NSeatStandings, *, crosstable: bool = True, ranking: list[RankingRow] | None = None
+    standings: Standings, *, crosstable: bool = True, ranking: list[RankingRow] | None = None
 ) -> tuple[Table, Table | None, Table]:
     """The standings, the crosstable (None for three and four seats, or not asked for) and the
     losses table of ``standings``, as the report shows them (the daemon's run page shows them).
 
-    ``ranking``: ``standings.ranking()`` made already (two seats; it costs a pass over every game)."""
-    cross = _crosstable(standings) if crosstable and isinstance(standings, Standings) else None
+    ``ranking``: ``standings.ranking()`` made already (two seats)."""
+    cross = _crosstable(standings) if crosstable and standings.seats == 2 else None
     return _standings_table(standings, ranking), cross, _losses_table(standings, list(standings.engines))
 
 
@@ -229,10 +229,10 @@ def _game_row(number: int, record: GameRecord, block: Block, index: int) -> Game
     return GameRow(number, versus(players), gods, result, tags["Termination"], len(record.turns), block, index)
 
 
-def _standings_table(standings: Standings | NSeatStandings, ranking: list[RankingRow] | None = None) -> Table:
+def _standings_table(standings: Standings, ranking: list[RankingRow] | None = None) -> Table:
     """The ranking the tournament prints, as cells (two seats: the joint Bradley-Terry rating
     with three or more engines, as in the final table)."""
-    if not isinstance(standings, Standings):
+    if standings.seats != 2:
         return _nseat_table(standings)
     joint = len(standings.engines) > 2
     head = ("Rank", "Engine", "Elo", "+/-", "nElo", "+/-", "Games", "W", "L", "Score", "Ptnml(0-2)")
@@ -255,9 +255,9 @@ def _standings_table(standings: Standings | NSeatStandings, ranking: list[Rankin
     return Table(head, tuple(cells), notes)
 
 
-def _nseat_table(standings: NSeatStandings) -> Table:
+def _nseat_table(standings: Standings) -> Table:
     """Three and four seats: placings points and the Weng-Lin rating, as the tournament prints."""
-    rows = standings.ranking()
+    rows = standings.rating_ranking()
     places = standings.place_count or 1
     show_seats = any(r.tally.seats != r.tally.games for r in rows)
     head = ("Rank", "Engine", "mu", "sigma", "Ordinal", "Games", *(("Seats",) if show_seats else ()),
@@ -296,41 +296,33 @@ def _crosstable(standings: Standings) -> Table:
     return Table(("Engine", "Score", *names), tuple(rows))
 
 
-def _losses_table(standings: Standings | NSeatStandings, names: list[str]) -> Table:
+def _losses_table(standings: Standings, names: list[str]) -> Table:
     tags = [t.value for t in LOSS_COLUMNS]
     rows = tuple((r.name, str(r.wins), str(r.losses), *(str(c) for c in r.by)) for r in loss_rows(standings, names))
     notes = ("", "wins (seats placed first)", "losses", *(Termination(t).meaning for t in tags))
     return Table(("Engine", "W", "L", *tags), rows, notes)
 
 
-def score_history(standings: Standings | NSeatStandings, limit: int = CHART_POINTS) -> tuple[ChartLine, ...]:
-    """Each engine's score after each game, in schedule order: points over games (two seats;
-    :attr:`EngineTally.score`) or over the points its seats could score (N seats;
-    :attr:`NSeatTally.score`), so a line ends at the score of the standings' table."""
-    names = list(standings.engines)
-    points = dict.fromkeys(names, 0.0)
-    possible = dict.fromkeys(names, 0.0)
+def score_history(
+    engines: Sequence[str], games: Iterable[NSeatGame], limit: int = CHART_POINTS
+) -> tuple[ChartLine, ...]:
+    """Each engine's score after each of ``games`` (in schedule order): the points its games
+    (seats) scored over what they could score, :attr:`EngineTally.score`, so a line ends at the
+    score of the standings' table.  A line per engine of ``engines``, then of the games."""
+    names = list(dict.fromkeys([*engines]))
+    points: dict[str, float] = {}
+    possible: dict[str, float] = {}
     history: dict[str, list[tuple[int, float]]] = {name: [] for name in names}
-    if isinstance(standings, Standings):
-        for played, game in enumerate(sorted(standings.games, key=lambda g: g.number), 1):
-            for name in (game.player1, game.player2):
-                scored = game.points_for(name)
-                if scored is None:
-                    continue
-                points[name] += scored
-                possible[name] += 1.0
-                history[name].append((played, points[name] / possible[name]))
-    else:
-        for played, ngame in enumerate(standings.games, 1):
-            if not ngame.scored:
-                continue
-            for name in dict.fromkeys(ngame.seats):
-                for seat, engine in enumerate(ngame.seats):
-                    if engine == name:
-                        points[name] += ngame.points(seat) or 0.0
-                        possible[name] += ngame.max_points
-                history[name].append((played, points[name] / possible[name] if possible[name] else 0.5))
-    return tuple(ChartLine(name, thin_points(history[name], limit)) for name in names)
+    for played, game in enumerate(games, 1):
+        if not game.scored:
+            continue
+        for name in dict.fromkeys(game.seats):
+            for seat, engine in enumerate(game.seats):
+                if engine == name:
+                    points[name] = points.get(name, 0.0) + (game.points(seat) or 0.0)
+                    possible[name] = possible.get(name, 0.0) + game.max_points
+            history.setdefault(name, []).append((played, points[name] / possible[name] if possible[name] else 0.5))
+    return tuple(ChartLine(name, thin_points(line, limit)) for name, line in history.items())
 
 
 def thin_points(points: list[tuple[int, float]], limit: int) -> tuple[tuple[int, float], ...]:

@@ -330,7 +330,7 @@ async def run_tournament(
                     report.add(record, number)
                     if report.due(time.monotonic()):  # in a thread: the engines' clocks run meanwhile
                         await trio.to_thread.run_sync(report.write, time.monotonic())
-                if config.sprt is not None and isinstance(standings, Standings):
+                if config.sprt is not None and standings.seats == 2:
                     llr = llr_pentanomial(standings.pairs(names[0], names[1]).ptnml, config.sprt)
                     status = sprt_status(llr, config.sprt)
                     if status is not SprtStatus.CONTINUE:

@@ -9,17 +9,16 @@ table name) follows from the seat order: with three seats it is the only seat st
 the winner, with four seats (no seat ever leaves) it is the seat to move after the last turn,
 or the seat that played it for a winning turn.
 
-Two-seat tournaments keep :class:`~santorini_server.stats.standings.Standings` (Elo, LOS,
-SPRT; with three or more engines the final table adds the joint Bradley-Terry rating);
-three- and four-seat tournaments keep
-:class:`~santorini_server.stats.nseat_standings.NSeatStandings` (placings points, Weng-Lin).
+Every tournament keeps one :class:`~santorini_server.stats.standings.Standings` of its seat
+count, which folds each game into counters as it is counted: two seats give Elo, LOS and SPRT
+(with three or more engines the final table adds the joint Bradley-Terry rating), three and
+four seats placings points and Weng-Lin ratings.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from ..adjudicator import Outcome
 from ..adjudicator.outcome import Elimination
@@ -29,9 +28,6 @@ from ..stats.sprt import format_llr_line, llr_pentanomial
 from ..stats.standings import Standings
 from ..termination import Termination
 from .config import TournamentConfig
-
-if TYPE_CHECKING:
-    from ..stats.nseat_standings import NSeatStandings
 
 __all__ = [
     "record_outcome",
@@ -95,34 +91,29 @@ def seat_exits(record: GameRecord, outcome: Outcome) -> tuple[str, ...]:
     return tuple(exits)
 
 
-def new_standings(config: TournamentConfig) -> Standings | NSeatStandings:
+def new_standings(config: TournamentConfig) -> Standings:
     """Empty standings of the tournament's kind, every engine listed."""
     return empty_standings(config.players, [spec.name for spec in config.specs])
 
 
-def empty_standings(seats: int, names: Sequence[str]) -> Standings | NSeatStandings:
+def empty_standings(seats: int, names: Sequence[str]) -> Standings:
     """Empty standings for games of ``seats`` seats, ``names`` listed in that order (a report
     made from records alone, with no tournament settings, starts here too)."""
-    if seats == 2:
-        standings: Standings | NSeatStandings = Standings()
-    else:
-        from ..stats.nseat_standings import NSeatStandings  # loads openskill: only when needed
-
-        standings = NSeatStandings(seats)
+    standings = Standings(seats)
     for name in names:
         standings.add_engine(name)
     return standings
 
 
-def count_game(standings: Standings | NSeatStandings, record: GameRecord, number: int) -> Outcome:
+def count_game(standings: Standings, record: GameRecord, number: int) -> Outcome:
     """Add a finished game to the standings; returns its outcome."""
     outcome = record_outcome(record)
-    if isinstance(standings, Standings):
+    if standings.seats == 2:
         p1, p2 = record.players
         standings.record(p1, p2, outcome.winner, record.termination, game_number=number)
     else:
         placings = outcome.placings if outcome.winner is not None else None
-        standings.record(record.players, placings, record.termination, number, seat_exits(record, outcome))
+        standings.record_game(record.players, placings, record.termination, number, seat_exits(record, outcome))
     return outcome
 
 
@@ -140,12 +131,12 @@ def match_details(config: TournamentConfig) -> str:
     return f"{config.tc}, {config.settings.gods}"
 
 
-def standings_block(config: TournamentConfig, standings: Standings | NSeatStandings, final: bool = False) -> str:
+def standings_block(config: TournamentConfig, standings: Standings, final: bool = False) -> str:
     """The standings block: the pair's results (two engines), the ranking (more; with ``final``
     and two seats it carries the joint Bradley-Terry rating), or the N-seat ranking (placings
     points, Weng-Lin mu and sigma); then the losses by termination."""
     names = [s.name for s in config.specs]
-    if not isinstance(standings, Standings):
+    if standings.seats != 2:
         return standings.format_ranking() + "\n" + termination_table(standings, names)
     if len(names) == 2:
         text = standings.results_block(names[0], names[1], match_details(config), config.sprt)
@@ -176,7 +167,7 @@ class LossRow:
     by: tuple[int, ...]
 
 
-def loss_rows(standings: Standings | NSeatStandings, names: Sequence[str]) -> list[LossRow]:
+def loss_rows(standings: Standings, names: Sequence[str]) -> list[LossRow]:
     """Per-engine losses by termination tag (time, illegal, crash, stall...), and wins.
 
     Three and four seats count seats: wins are the seats it placed first, losses the others, and
@@ -185,18 +176,12 @@ def loss_rows(standings: Standings | NSeatStandings, names: Sequence[str]) -> li
     """
     rows = []
     for name in names:
-        if isinstance(standings, Standings):
-            t = standings.tally(name)
-            wins, lost, by = t.wins, t.losses, t.losses_by
-        else:
-            n = standings.tally(name)
-            wins = n.placings[0] if n.placings else 0
-            lost, by = n.seats - wins, n.losses_by
-        rows.append(LossRow(name, wins, lost, tuple(by.get(tag.value, 0) for tag in LOSS_COLUMNS)))
+        t = standings.tally(name)
+        rows.append(LossRow(name, t.wins, t.losses, tuple(t.losses_by.get(tag.value, 0) for tag in LOSS_COLUMNS)))
     return rows
 
 
-def termination_table(standings: Standings | NSeatStandings, names: list[str]) -> str:
+def termination_table(standings: Standings, names: list[str]) -> str:
     """The losses table as text (:func:`loss_rows`): W, L, then the losses per tag."""
     tags = [t.value for t in LOSS_COLUMNS]
     width = max(len(n) for n in [*names, "Engine"])
