@@ -807,6 +807,27 @@ class Store:
         rows = self._conn.execute(f"SELECT {self._GAME_COLUMNS} FROM games WHERE run_id = ? ORDER BY number", (run_id,))
         return [self._game(self._conn, row) for row in rows.fetchall()]
 
+    def run_tail(self, run_id: int) -> tuple[int, int | None]:
+        """The highest game number indexed for the run (0: none) and the highest archive offset
+        indexed (None: none): where the games not indexed yet can only be, since a run's games
+        are indexed in the order of their archive.  Read from the run's rows, not its archive."""
+        number, offset = self._conn.execute(
+            "SELECT max(number), max(archive_offset) FROM games WHERE run_id = ?", (run_id,)
+        ).fetchone()
+        return int(number or 0), None if offset is None else int(offset)
+
+    def pairings(self, run_id: int) -> dict[tuple[str, str], int]:
+        """How many of the run's two-seat games each (seat 1, seat 2) pair of bots played."""
+        rows = self._conn.execute(
+            "SELECT b1.name, b2.name, count(*) FROM games"
+            " JOIN game_seats s1 ON s1.game_id = games.id AND s1.seat = 1"
+            " JOIN game_seats s2 ON s2.game_id = games.id AND s2.seat = 2"
+            " JOIN bots b1 ON b1.id = s1.bot_id JOIN bots b2 ON b2.id = s2.bot_id"
+            " WHERE games.run_id = ? GROUP BY s1.bot_id, s2.bot_id",
+            (run_id,),
+        ).fetchall()
+        return {(a, b): int(n) for a, b, n in rows}
+
     def game_ids(self, run_id: int) -> list[int]:
         """The ids of a run's games, by number (one query: what ``GET /api/runs/ID`` lists)."""
         rows = self._conn.execute("SELECT id FROM games WHERE run_id = ? ORDER BY number", (run_id,))

@@ -1,0 +1,81 @@
+"""The ladder's start reads the store's index and the archive's tail, not the whole archive.
+
+Real store and archive files; the ladder's own test is a real ``santorini serve --ladder``.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from pathlib import Path
+
+from santorini_server.records import GameRecord
+from santorini_server.records.archive import iter_archive
+from santorini_server.records.frames import Frame, iter_frames
+from santorini_server.server.async_store import AsyncStore
+from santorini_server.server.runs import reconcile
+from santorini_server.server.store import Store
+
+from .test_server_damage import a_match, four_games
+from .test_server_serve import Daemon, daemons, data, indexed
+
+__all__ = ["daemons", "data"]  # the fixtures, shared with test_server_serve
+
+LADDER = ("--ladder", "--tc", "5+0.05", "--concurrency", "1", "--drain-timeout", "1")
+
+
+async def test_reconcile_reads_only_the_tail_after_the_last_indexed_frame(tmp_path: Path) -> None:
+    """Games are indexed in archive order, so the start reads from the last indexed frame on: a
+    game before it that the index lacks (which the ladder's record lock rules out) is not looked
+    for, and the tail's game is indexed with its offset."""
+    data = tmp_path / "data"
+    match = a_match(data, four_games(), indexed=[0, 2], state="running")
+    store = await AsyncStore.open(data)
+    try:
+        assert await store.read(Store.run_tail, match.run_id) == (3, match.offsets[2])
+        assert await reconcile(store, match.run_id, match.archive.parent) == 1
+        assert [game.number for game in await store.read(Store.games, match.run_id)] == [1, 3, 4]
+        assert (await store.read(Store.run_game, match.run_id, 4)).archive_offset == match.offsets[3]
+        assert await store.read(Store.run_tail, match.run_id) == (4, match.offsets[3])
+        assert await reconcile(store, match.run_id, match.archive.parent) == 0  # the tail is the last frame alone
+        assert await store.read(Store.pairings, match.run_id) == {("alpha", "beta"): 2, ("beta", "alpha"): 1}
+    finally:
+        store.close()
+
+
+def frames(archive: Path) -> list[tuple[GameRecord, int]]:
+    """The readable records of ``archive`` with their frames' offsets."""
+    offsets = [item.offset for item in iter_frames(archive.read_bytes()) if isinstance(item, Frame)]
+    with archive.open("rb") as file:
+        records = [item for item in iter_archive(file) if isinstance(item, GameRecord)]
+    return list(zip(records, offsets, strict=True))
+
+
+def test_a_ladder_whose_last_frame_was_damaged_numbers_on_from_the_index(data: Path, daemons: list[Daemon]) -> None:
+    """The index keeps the game whose frame is lost: the next game is numbered after it, so
+    every game the archive gives is the one the index has at that offset (none is refused by the
+    index as a number taken, unrated and unlisted)."""
+    daemon = Daemon(data, *LADDER)
+    daemons.append(daemon)
+    deadline = time.monotonic() + 60
+    while len(indexed(data, 1)) < 3:
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    assert daemon.stop() == 0
+    archive = data / "runs" / "1" / "games.msgpack"
+    played = frames(archive)
+    raw = bytearray(archive.read_bytes())
+    raw[played[-1][1] + 40] ^= 0xFF  # the last game's payload: its frame is damaged, not cut off
+    archive.write_bytes(bytes(raw))
+    again = Daemon(data, *LADDER)
+    daemons.append(again)
+    while len(indexed(data, 1)) < len(played) + 2:
+        assert time.monotonic() < deadline + 60
+        time.sleep(0.05)
+    assert again.stop() == 0
+    with sqlite3.connect(data / "santorini.db") as conn:
+        at = dict(conn.execute("SELECT number, archive_offset FROM games WHERE run_id = 1").fetchall())
+    assert sorted(at) == list(range(1, len(at) + 1))
+    readable = frames(archive)
+    assert [record.game_number for record, _ in readable] == [n for n in sorted(at) if n != len(played)]
+    assert all(at[record.game_number] == offset for record, offset in readable if record.game_number is not None)
