@@ -9,14 +9,16 @@ import sqlite3
 import time
 from pathlib import Path
 
-from santorini_server.records import GameRecord
+from santorini_server.records import GameRecord, encode_frame
 from santorini_server.records.archive import iter_archive
 from santorini_server.records.frames import Frame, iter_frames
 from santorini_server.server.async_store import AsyncStore
+from santorini_server.server.ladder import LadderFiles
 from santorini_server.server.runs import reconcile
 from santorini_server.server.store import Store
 
 from .test_server_damage import a_match, four_games
+from .test_server_run_standings import a_record
 from .test_server_serve import Daemon, daemons, data, indexed
 
 __all__ = ["daemons", "data"]  # the fixtures, shared with test_server_serve
@@ -38,7 +40,35 @@ async def test_reconcile_reads_only_the_tail_after_the_last_indexed_frame(tmp_pa
         assert (await store.read(Store.run_game, match.run_id, 4)).archive_offset == match.offsets[3]
         assert await store.read(Store.run_tail, match.run_id) == (4, match.offsets[3])
         assert await reconcile(store, match.run_id, match.archive.parent) == 0  # the tail is the last frame alone
-        assert await store.read(Store.pairings, match.run_id) == {("alpha", "beta"): 2, ("beta", "alpha"): 1}
+        assert await store.read(Store.last_seating, match.run_id, "alpha", "beta") == ("beta", "alpha")  # game 4
+        assert await store.read(Store.last_seating, match.run_id + 1, "alpha", "beta") is None  # another run
+    finally:
+        store.close()
+
+
+async def test_the_ladder_s_archive_is_opened_from_the_last_indexed_frame(tmp_path: Path) -> None:
+    """Opening the ladder's archive reads from the last indexed frame on: a half-written frame
+    after it is cut off (a crash mid-write) and appending goes on from there; a damaged region
+    before it is not read (the store's index has those games)."""
+    data = tmp_path / "data"
+    match = a_match(data, four_games(), state="running")
+    raw = bytearray(match.archive.read_bytes())
+    raw[match.offsets[1] + 30] ^= 0xFF  # game 2's payload
+    whole = len(raw)
+    match.archive.write_bytes(bytes(raw) + encode_frame(a_record(5, "alpha", "beta"))[:30])
+    store = await AsyncStore.open(data)
+    try:
+        files = LadderFiles(match.archive.parent, store, match.run_id, start=match.offsets[3])
+        records, damage = files.open()
+        try:
+            assert records == []
+            assert [(region.offset, region.truncated) for region in damage] == [(whole, True)]
+            assert match.archive.stat().st_size == whole
+            assert await files.append(a_record(5, "alpha", "beta")) == whole
+        finally:
+            files.close()
+        assert [record.game_number for record, _ in frames(match.archive)] == [1, 3, 4, 5]
+        assert not (match.archive.parent / "games.sgn").exists()
     finally:
         store.close()
 

@@ -9,28 +9,31 @@ taken greedily, best first, each bot once.  A pair's seats alternate from one me
 :class:`Ladder` keeps ``concurrency`` games going: it is one run of kind ``ladder`` (created at
 the first start, resumed at every later one) whose games are numbered on from the last one
 indexed, archived in ``DIR/runs/ID/games.msgpack`` and indexed as they end (:class:`LadderFiles`,
-each game rated).  A start reads what it must, not the whole archive: the numbering and the
-meetings of each pair come from the store's index, and :func:`~.runs.reconcile` indexes only the
-archive's tail after the last indexed frame (games are recorded one at a time, in archive order).
-The folder holds the archive alone: the SGN and JSON Lines files a tournament rebuilds at every
-resume would cost a read of every game at every start (a game's SGN is ``GET /api/games/ID.sgn``,
-the whole archive's ``santorini convert``).
+each game rated).  A start reads what it must, not the whole archive: the numbering comes from
+the store's index, the last meeting of a pair (whose seats the next one swaps) too, when the pair
+is first made; :func:`~.runs.reconcile` indexes only the archive's tail after the last indexed
+frame (games are recorded one at a time, in archive order), and the archive's writer checks only
+that tail for a frame left half-written.  The folder holds the archive alone: the SGN and JSON
+Lines files a tournament rebuilds at every resume would cost a read of every game at every start
+(a game's SGN is ``GET /api/games/ID.sgn``, the whole archive's ``santorini convert``).
 
 The available bots are the active local bots and the connected remote bots no game holds; a
 bot plays one ladder game at a time.  A local bot's engine is kept running between its games in
 an :class:`~..referee.slots.EnginePool` (the tournament's, restarted before the next game after a
 fault, or always with ``restart=on``), of at most two engines per concurrent game plus
 :data:`IDLE_ENGINES`: the least recently used idle one is closed for a new one, and an idle
-engine whose bot is revoked, removed or changed is closed within :data:`_IDLE_POLL` seconds.
+engine whose bot is revoked or removed is closed within :data:`_IDLE_POLL` seconds.
 On a drain it starts no game, and the games in progress get the drain timeout, then are
 cancelled (not recorded).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import structlog
@@ -38,7 +41,7 @@ import trio
 
 from ..adjudicator import GameSetup, TimeControl, parse_tc
 from ..records import ArchiveWriter, GameRecord
-from ..records.frames import CorruptFrame
+from ..records.frames import CorruptFrame, Frame, iter_frames
 from ..referee import Engine, EngineFailure
 from ..referee.engine_spec import EngineSpec, parse_engine_spec
 from ..referee.progress import ProgressObserver
@@ -104,14 +107,46 @@ def seat_order(a: str, b: str, met: int) -> tuple[str, str]:
     return (first, second) if met % 2 == 0 else (second, first)
 
 
+class _TailWriter(ArchiveWriter):
+    """The archive writer, whose check on open (a frame left half-written is cut off) reads from
+    byte ``start`` on: a frame indexed there is intact, and anything a crash left is after it.
+    ``count`` and ``damage`` are then those of that tail."""
+
+    def __init__(self, path: Path, start: int) -> None:
+        self.start = start
+        super().__init__(path)
+
+    def _recover(self) -> None:
+        if not self.start:
+            super()._recover()
+            return
+        self.recovered = None
+        self.count = 0
+        damage: list[CorruptFrame] = []
+        for item in iter_frames(self._read(self.start, max(0, self._size() - self.start))):
+            if isinstance(item, Frame):
+                self.count += 1
+            else:
+                damage.append(dataclasses.replace(item, offset=item.offset + self.start))
+        self.damage = tuple(damage)
+        if damage and damage[-1].truncated:
+            self.recovered = damage[-1]
+            self._truncate(damage[-1].offset)
+
+
 class LadderFiles(IndexedFiles):
     """The ladder's archive, appended (fsync'd) and indexed game by game; opened without reading
-    its games (the writer checks the frames' checksums and cuts a frame left half-written)."""
+    its games, from ``start``, the last indexed frame (see :class:`_TailWriter`)."""
+
+    def __init__(self, directory: Path, store: AsyncStore, run_id: int, *, start: int = 0, **kwargs: Any) -> None:
+        super().__init__(directory, store, run_id, **kwargs)
+        self.start = start
 
     def open(self) -> tuple[list[GameRecord], list[CorruptFrame]]:
-        """Open for appending; no games are returned (the store's index has them)."""
+        """Open for appending; no games are returned (the store's index has them), and the damage
+        found is the tail's."""
         self.directory.mkdir(parents=True, exist_ok=True)
-        self._archive = ArchiveWriter(self.directory / ARCHIVE)
+        self._archive = _TailWriter(self.directory / ARCHIVE, self.start)
         for name in (SGN, RESULTS):  # an earlier version's, which would miss every game from now on
             (self.directory / name).unlink(missing_ok=True)
         return [], list(self._archive.damage)
@@ -173,12 +208,11 @@ class Ladder:
         self.run_id = run_id
         directory = self.store.data_dir / RUNS_DIR / str(run_id)
         await reconcile(self.store, run_id, directory)
-        last, _ = await self.store.read(Store.run_tail, run_id)
+        last, offset = await self.store.read(Store.run_tail, run_id)
         self.next_number = last + 1
-        for (first, second), games in (await self.store.read(Store.pairings, run_id)).items():
-            key = frozenset((first, second))
-            self.met[key] = self.met.get(key, 0) + games
-        files = LadderFiles(directory, self.store, run_id, self.hub, round_trip=self.registry.round_trip)
+        files = LadderFiles(
+            directory, self.store, run_id, start=offset or 0, hub=self.hub, round_trip=self.registry.round_trip
+        )
         await trio.to_thread.run_sync(files.open)
         task_status.started(run_id)
         log = _log.bind(run=run_id)
@@ -204,13 +238,22 @@ class Ladder:
                         candidates = await self._candidates()
                         pairs = pick_pairs(candidates, free) if free > 0 else []
                         for a, b in pairs:
-                            seats = seat_order(a, b, self.met.get(frozenset((a, b)), 0))
+                            seats = seat_order(a, b, await self._met(a, b))
                             self.busy.update(seats)
                             games.start_soon(self._game, seats, self.next_number, files, log)
                             self.met[frozenset(seats)] = self.met.get(frozenset(seats), 0) + 1
                             self.next_number += 1
                         await _sleep_or(self.drain, _IDLE_POLL)
                 watch.cancel_scope.cancel()
+
+    async def _met(self, a: str, b: str) -> int:
+        """How many times ``a`` and ``b`` have met, as far as the seats go (the parity): counted
+        in memory, from their latest game in the index the first time they are paired."""
+        key = frozenset((a, b))
+        if key not in self.met:
+            last = await self.store.read(Store.last_seating, self.run_id, a, b)
+            self.met[key] = 0 if last is None else 1 if last == seat_order(a, b, 0) else 2
+        return self.met[key]
 
     async def _candidates(self) -> list[Candidate]:
         """The free bots; an idle engine whose bot is no longer an active local bot is closed."""

@@ -816,17 +816,22 @@ class Store:
         ).fetchone()
         return int(number or 0), None if offset is None else int(offset)
 
-    def pairings(self, run_id: int) -> dict[tuple[str, str], int]:
-        """How many of the run's two-seat games each (seat 1, seat 2) pair of bots played."""
-        rows = self._conn.execute(
-            "SELECT b1.name, b2.name, count(*) FROM games"
-            " JOIN game_seats s1 ON s1.game_id = games.id AND s1.seat = 1"
-            " JOIN game_seats s2 ON s2.game_id = games.id AND s2.seat = 2"
-            " JOIN bots b1 ON b1.id = s1.bot_id JOIN bots b2 ON b2.id = s2.bot_id"
-            " WHERE games.run_id = ? GROUP BY s1.bot_id, s2.bot_id",
-            (run_id,),
+    def last_seating(self, run_id: int, a: str, b: str) -> tuple[str, str] | None:
+        """The seats (seat 1, seat 2) of the run's latest game between bots ``a`` and ``b``, or
+        None if they have not met in it: a walk back through ``a``'s games (its index), which
+        stops at the first with ``b``.  Raises NoSuchBot."""
+        first, second = self._find_bot(self._conn, a).id, self._find_bot(self._conn, b).id
+        row = self._conn.execute(
+            "SELECT x.game_id FROM game_seats x JOIN game_seats y ON y.game_id = x.game_id AND y.bot_id = ?"
+            " JOIN games ON games.id = x.game_id WHERE x.bot_id = ? AND games.run_id = ? ORDER BY x.game_id DESC LIMIT 1",
+            (second, first, run_id),
+        ).fetchone()
+        if row is None:
+            return None
+        seats = self._conn.execute(
+            "SELECT bots.name FROM game_seats JOIN bots ON bots.id = bot_id WHERE game_id = ? ORDER BY seat", (row[0],)
         ).fetchall()
-        return {(a, b): int(n) for a, b, n in rows}
+        return seats[0][0], seats[1][0]
 
     def game_ids(self, run_id: int) -> list[int]:
         """The ids of a run's games, by number (one query: what ``GET /api/runs/ID`` lists)."""
