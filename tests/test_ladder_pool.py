@@ -11,6 +11,13 @@ import sys
 import time
 from pathlib import Path
 
+import trio
+
+from santorini_server.server.async_store import AsyncStore
+from santorini_server.server.ladder import Ladder
+from santorini_server.server.registry import BotRegistry
+from santorini_server.server.store import Store
+from tests.test_ladder_start import frames
 from tests.test_server_serve import Daemon, alive, daemons, indexed, santorini
 
 __all__ = ["daemons"]  # the fixture, shared with test_server_serve
@@ -83,3 +90,35 @@ def test_a_revoked_bot_s_idle_engine_is_closed_and_the_others_stay(tmp_path: Pat
     assert len(pids(tmp_path / "a.starts")) == len(pids(tmp_path / "b.starts")) == 1
     assert all(alive(pid) for pid in pids(tmp_path / "a.starts") + pids(tmp_path / "b.starts"))
     assert daemon.stop() == 0
+
+
+async def test_a_bot_removed_during_its_first_ladder_game_leaves_the_ladder_playing(tmp_path: Path) -> None:
+    """A bot that has never finished a game may be removed while it plays its first: that game is
+    not recorded (its index would name no bot), its engine is closed, and the ladder plays on."""
+    store = await AsyncStore.open(tmp_path / "data")
+    try:
+        hang = f"cmd={sys.executable} arg=-m arg=tests.gallery.hostile_engine arg=fault=hang"  # loses on time
+        for name, spec in (("a", "random"), ("b", "random"), ("z", hang)):
+            await store.write(Store.add_local_bot, name, spec)
+        drain = trio.Event()
+        ladder = Ladder(store, BotRegistry(), drain=drain, drain_timeout=5, grace=0.1, tc="1+0")
+        with trio.fail_after(30):
+            async with trio.open_nursery() as nursery:
+                run_id = await nursery.start(ladder.serve)
+                while "z" not in ladder.busy:
+                    await trio.sleep(0.01)
+                await store.write(Store.remove_bot, "z")
+                while "z" in ladder.busy or len(await store.read(Store.games, run_id)) < 2:
+                    await trio.sleep(0.05)
+                assert ladder.pool is not None and "z" not in ladder.pool.slots
+                drain.set()
+        games = await store.read(Store.games, run_id)
+        assert all("z" not in game.bots for game in games)
+        directory = tmp_path / "data" / "runs" / str(run_id)
+        assert [record.game_number for record, _ in frames(directory / "games.msgpack")] == [g.number for g in games]
+        again = Ladder(store, BotRegistry(), drain=trio.Event(), drain_timeout=0.1, grace=0.1, tc="1+0")
+        again.drain.set()
+        async with trio.open_nursery() as nursery:  # and the next start indexes nothing it cannot
+            await nursery.start(again.serve)
+    finally:
+        store.close()

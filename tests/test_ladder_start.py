@@ -9,6 +9,8 @@ import sqlite3
 import time
 from pathlib import Path
 
+import structlog
+
 from santorini_server.records import GameRecord, encode_frame
 from santorini_server.records.archive import iter_archive
 from santorini_server.records.frames import Frame, iter_frames
@@ -69,6 +71,21 @@ async def test_the_ladder_s_archive_is_opened_from_the_last_indexed_frame(tmp_pa
             files.close()
         assert [record.game_number for record, _ in frames(match.archive)] == [1, 3, 4, 5]
         assert not (match.archive.parent / "games.sgn").exists()
+    finally:
+        store.close()
+
+
+async def test_a_start_skips_an_archived_game_whose_bot_is_gone(tmp_path: Path) -> None:
+    """A game archived in the instant its never-played bot was removed cannot be indexed: the
+    start says so and goes on (it once failed there, at every start)."""
+    data = tmp_path / "data"
+    games = [*four_games(), a_record(5, "alpha", "gamma")]  # no bot gamma
+    match = a_match(data, games, indexed=[0, 1, 2, 3], state="running")
+    store = await AsyncStore.open(data)
+    try:
+        with structlog.testing.capture_logs() as logs:
+            assert await reconcile(store, match.run_id, match.archive.parent) == 0
+        assert [(entry["event"], entry["game"]) for entry in logs] == [("archived game not indexed", 5)]
     finally:
         store.close()
 

@@ -53,7 +53,7 @@ from .async_store import AsyncStore
 from .live import LiveHub
 from .registry import BotRegistry
 from .runs import REMOTE_CMD, RUNS_DIR, IndexedFiles, lease_remotes, reconcile, remote_name
-from .store import Store
+from .store import NoSuchBot, Store
 
 if TYPE_CHECKING:
     from ..tournament.runner import Leased
@@ -251,7 +251,10 @@ class Ladder:
         in memory, from their latest game in the index the first time they are paired."""
         key = frozenset((a, b))
         if key not in self.met:
-            last = await self.store.read(Store.last_seating, self.run_id, a, b)
+            try:
+                last = await self.store.read(Store.last_seating, self.run_id, a, b)
+            except NoSuchBot:  # removed since: it has never played (the game will not start)
+                last = None
             self.met[key] = 0 if last is None else 1 if last == seat_order(a, b, 0) else 2
         return self.met[key]
 
@@ -279,7 +282,10 @@ class Ladder:
 
     async def _game(self, seats: tuple[str, str], number: int, files: IndexedFiles, log: Any) -> None:
         try:
-            specs = [await self._spec(name) for name in seats]
+            try:
+                specs = [await self._spec(name) for name in seats]
+            except NoSuchBot:  # removed since it was paired
+                return
             gods = self.matchups[(number - 1) % len(self.matchups)]
             setup = GameSetup.for_specs(specs, self.tc, gods=gods, event=LADDER_EVENT, round=str(number), game_number=number)
             async with lease_remotes(self.registry, [remote_name(spec) for spec in specs], self.grace) as leased:
@@ -289,13 +295,26 @@ class Ladder:
                 report = await play_or_forfeit(getters, setup, list(seats), observer=observer)
             with trio.CancelScope(shield=True):  # a finished game is recorded, even during the drain's cancel
                 async with self._recording:
-                    await files.append(report.record)
+                    if not await self._registered(seats):
+                        log.warning("ladder game not recorded: a bot was removed during it", game=number, bots=seats)
+                        return
+                    try:
+                        await files.append(report.record)
+                    except NoSuchBot:  # removed in the instant since: archived, never indexed
+                        log.warning("ladder game not indexed: a bot was removed as it ended", game=number, bots=seats)
+                        return
             log.info("ladder game", game=number, white=seats[0], black=seats[1], result=report.record.result,
                      termination=report.record.termination)
         finally:
             self.busy.difference_update(seats)
             if self.hub is not None:
                 self.hub.abandoned(self.run_id, number)  # a game recorded is no longer live: nothing to do
+
+    async def _registered(self, seats: Sequence[str]) -> bool:
+        """Whether every bot of the game is still registered: a bot that had never finished a game
+        may be removed during its first, whose index could then name no bot."""
+        names = {bot.name for bot in await self.store.read(Store.bots)}
+        return all(name in names for name in seats)
 
     async def _spec(self, name: str) -> EngineSpec:
         bot = await self.store.read(Store.bot, name)

@@ -78,7 +78,7 @@ from .live import LiveHub
 from .registry import BotRegistry
 from .remote_engine import RECONNECT_GRACE, RemoteEngine
 from .run_standings import MAX_REGIONS, StandingsCache, text_tables
-from .store import BadRunState, DuplicateGame, Game, NewGame, Run, RunKind, RunState, Store
+from .store import BadRunState, DuplicateGame, Game, NewGame, NoSuchBot, Run, RunKind, RunState, Store
 
 if TYPE_CHECKING:
     from ..tournament.pool import ProcessPoolBackend
@@ -605,8 +605,11 @@ async def reconcile(store: AsyncStore, run_id: int, directory: Path, damage: Dam
                and not (start and offset == start)]  # the tail's first frame is the last indexed game's
     added = 0
     for record, offset in missing:  # in archive order: the next start's tail begins at the last of them
-        if await store.write(index_game, run_id, record, offset) is not None:
-            added += 1
+        try:
+            if await store.write(index_game, run_id, record, offset) is not None:
+                added += 1
+        except NoSuchBot as exc:  # a bot removed as its first game ended: that game cannot be indexed
+            _log.warning("archived game not indexed", run=run_id, game=record.game_number, error=str(exc))
     if damage is not None:
         await damage.describe(run_id, [region for region in regions if not region.truncated])
     return added
