@@ -313,6 +313,12 @@ def test_ladder_plays_rates_swaps_seats_rotates_gods_and_resumes_numbering(data:
     assert ladder["kind"] == "ladder" and ladder["state"] == "running" and ladder["games"] > len(records)
     assert again.stop() == 0
     assert indexed(data, 1) == archived(data, 1) == list(range(1, len(indexed(data, 1)) + 1))
+    assert sorted(path.name for path in (data / "runs" / "1").iterdir()) == ["games.msgpack"]  # the archive alone
+    meetings.clear()
+    for record in read_archive(data / "runs" / "1" / "games.msgpack")[0]:
+        meetings.setdefault(frozenset(record.players), []).append(record.players)
+    for seats in meetings.values():  # across the restart too: the last meeting is the index's
+        assert all(later == earlier[::-1] for earlier, later in itertools.pairwise(seats))
 
 
 def test_what_serve_loads_before_it_accepts_leaves_out_the_runner_the_ladder_and_openskill() -> None:

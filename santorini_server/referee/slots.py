@@ -9,7 +9,7 @@ loses the game it was to play (so one broken entrant cannot stop a run).
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Collection, Sequence
 
 import trio
 
@@ -72,6 +72,13 @@ class EnginePool:
             await self.slots.pop(victim).aclose()
         self.slots[spec.name] = slot or EngineSlot(self.nursery, spec, self.io_log)  # most recent last
         return await self.slots[spec.name].get()
+
+    async def close_except(self, names: Collection[str]) -> None:
+        """Close the engine of every name not in ``names`` (an entrant gone from the field)."""
+        for name in [name for name in self.slots if name not in names]:
+            slot = self.slots.pop(name, None)  # None: taken meanwhile by a get, which awaits too
+            if slot is not None:
+                await slot.aclose()
 
     async def aclose(self) -> None:
         with trio.CancelScope(shield=True):

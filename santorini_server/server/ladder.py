@@ -7,49 +7,66 @@ taken greedily, best first, each bot once.  A pair's seats alternate from one me
 (:func:`seat_order`), and the gods rotate through ``--gods`` by game number.
 
 :class:`Ladder` keeps ``concurrency`` games going: it is one run of kind ``ladder`` (created at
-the first start, resumed at every later one) whose games are numbered on from the last one in
-its archive, ``DIR/runs/ID/``, written and indexed like any run's (:class:`~.runs.IndexedFiles`,
-each game rated as it ends).  The available bots are the active local bots (started for each
-game) and the connected remote bots no game holds; a bot plays one ladder game at a time.  On a
-drain it starts no game, and the games in progress get the drain timeout, then are cancelled
-(not recorded).
+the first start, resumed at every later one) whose games are numbered on from the last one
+indexed, archived in ``DIR/runs/ID/games.msgpack`` and indexed as they end (:class:`LadderFiles`,
+each game rated).  A start reads what it must, not the whole archive: the numbering comes from
+the store's index, the last meeting of a pair (whose seats the next one swaps) too, when the pair
+is first made; :func:`~.runs.reconcile` indexes only the archive's tail after the last indexed
+frame (games are recorded one at a time, in archive order), and the archive's writer checks only
+that tail for a frame left half-written.  The folder holds the archive alone: the SGN and JSON
+Lines files a tournament rebuilds at every resume would cost a read of every game at every start
+(a game's SGN is ``GET /api/games/ID.sgn``, the whole archive's ``santorini convert``).
+
+The available bots are the active local bots and the connected remote bots no game holds; a
+bot plays one ladder game at a time.  A local bot's engine is kept running between its games in
+an :class:`~..referee.slots.EnginePool` (the tournament's, restarted before the next game after a
+fault, or always with ``restart=on``), of at most two engines per concurrent game plus
+:data:`IDLE_ENGINES`: the least recently used idle one is closed for a new one, and an idle
+engine whose bot is revoked or removed is closed within :data:`_IDLE_POLL` seconds.
+On a drain it starts no game, and the games in progress get the drain timeout, then are
+cancelled (not recorded).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from collections.abc import Awaitable, Callable, Sequence
-from contextlib import AsyncExitStack
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import structlog
 import trio
 
 from ..adjudicator import GameSetup, TimeControl, parse_tc
-from ..records import GameRecord
+from ..records import ArchiveWriter, GameRecord
+from ..records.frames import CorruptFrame, Frame, iter_frames
 from ..referee import Engine, EngineFailure
 from ..referee.engine_spec import EngineSpec, parse_engine_spec
 from ..referee.progress import ProgressObserver
-from ..referee.slots import play_or_forfeit
+from ..referee.slots import EnginePool, play_or_forfeit
 from ..stats.weng_lin import WENG_LIN_MU, WENG_LIN_SIGMA
+from ..tournament.output import ARCHIVE, RESULTS, SGN
 from ..tournament.schedule import parse_gods_list
 from .async_store import AsyncStore
 from .live import LiveHub
 from .registry import BotRegistry
 from .runs import REMOTE_CMD, RUNS_DIR, IndexedFiles, lease_remotes, reconcile, remote_name
-from .store import Store
+from .store import NoSuchBot, Store
 
 if TYPE_CHECKING:
     from ..tournament.runner import Leased
 
-__all__ = ["Candidate", "pair_priority", "pick_pairs", "seat_order", "Ladder", "LADDER_EVENT"]
+__all__ = ["Candidate", "pair_priority", "pick_pairs", "seat_order", "Ladder", "LadderFiles", "LADDER_EVENT", "IDLE_ENGINES"]
 
 _log = structlog.get_logger("santorini.ladder")
 
 LADDER_EVENT = "santorini ladder"
 _IDLE_POLL = 0.25
-"""Seconds between looks for free bots when no pair can be made."""
+"""Seconds between looks for free bots (and for idle engines whose bot is gone)."""
+IDLE_ENGINES = 8
+"""Engines the ladder keeps running beyond the two of each concurrent game: bots that wait for a pair."""
 
 
 @dataclass(frozen=True)
@@ -90,6 +107,55 @@ def seat_order(a: str, b: str, met: int) -> tuple[str, str]:
     return (first, second) if met % 2 == 0 else (second, first)
 
 
+class _TailWriter(ArchiveWriter):
+    """The archive writer, whose check on open (a frame left half-written is cut off) reads from
+    byte ``start`` on: a frame indexed there is intact, and anything a crash left is after it.
+    ``count`` and ``damage`` are then those of that tail."""
+
+    def __init__(self, path: Path, start: int) -> None:
+        self.start = start
+        super().__init__(path)
+
+    def _recover(self) -> None:
+        if not self.start:
+            super()._recover()
+            return
+        self.recovered = None
+        self.count = 0
+        damage: list[CorruptFrame] = []
+        for item in iter_frames(self._read(self.start, max(0, self._size() - self.start))):
+            if isinstance(item, Frame):
+                self.count += 1
+            else:
+                damage.append(dataclasses.replace(item, offset=item.offset + self.start))
+        self.damage = tuple(damage)
+        if damage and damage[-1].truncated:
+            self.recovered = damage[-1]
+            self._truncate(damage[-1].offset)
+
+
+class LadderFiles(IndexedFiles):
+    """The ladder's archive, appended (fsync'd) and indexed game by game; opened without reading
+    its games, from ``start``, the last indexed frame (see :class:`_TailWriter`)."""
+
+    def __init__(self, directory: Path, store: AsyncStore, run_id: int, *, start: int = 0, **kwargs: Any) -> None:
+        super().__init__(directory, store, run_id, **kwargs)
+        self.start = start
+
+    def open(self) -> tuple[list[GameRecord], list[CorruptFrame]]:
+        """Open for appending; no games are returned (the store's index has them), and the damage
+        found is the tail's."""
+        self.directory.mkdir(parents=True, exist_ok=True)
+        self._archive = _TailWriter(self.directory / ARCHIVE, self.start)
+        for name in (SGN, RESULTS):  # an earlier version's, which would miss every game from now on
+            (self.directory / name).unlink(missing_ok=True)
+        return [], list(self._archive.damage)
+
+    def _append(self, record: GameRecord) -> int:
+        assert self._archive is not None
+        return self._archive.append(record)
+
+
 class Ladder:
     """The ladder's games (see the module docstring)."""
 
@@ -125,6 +191,10 @@ class Ladder:
         self.busy: set[str] = set()
         self.met: dict[frozenset[str], int] = {}
         self.next_number = 1
+        self.pool: EnginePool | None = None
+        """The local bots' running engines, while :meth:`serve` runs."""
+        self._recording = trio.Lock()
+        """One game recorded at a time: archived and indexed in the same order (see reconcile)."""
         self.stopped = trio.Event()
         """Set when :meth:`serve` has returned (drained)."""
 
@@ -138,41 +208,62 @@ class Ladder:
         self.run_id = run_id
         directory = self.store.data_dir / RUNS_DIR / str(run_id)
         await reconcile(self.store, run_id, directory)
-        files = IndexedFiles(directory, self.store, run_id, self.hub, round_trip=self.registry.round_trip)
-        records, _ = await trio.to_thread.run_sync(files.open)
-        for record in records:
-            self._count(record)
+        last, offset = await self.store.read(Store.run_tail, run_id)
+        self.next_number = last + 1
+        files = LadderFiles(
+            directory, self.store, run_id, start=offset or 0, hub=self.hub, round_trip=self.registry.round_trip
+        )
+        await trio.to_thread.run_sync(files.open)
         task_status.started(run_id)
         log = _log.bind(run=run_id)
         try:
-            with trio.CancelScope() as games_scope:
-                async with trio.open_nursery() as watch:
-                    watch.start_soon(self._deadline, games_scope)
-                    async with trio.open_nursery() as games:  # exits when the last game has
-                        while not self.drain.is_set():
-                            free = self.concurrency - len(self.busy) // 2
-                            pairs = pick_pairs(await self._candidates(), free) if free > 0 else []
-                            for a, b in pairs:
-                                seats = seat_order(a, b, self.met.get(frozenset((a, b)), 0))
-                                self.busy.update(seats)
-                                games.start_soon(self._game, seats, self.next_number, files, log)
-                                self.met[frozenset(seats)] = self.met.get(frozenset(seats), 0) + 1
-                                self.next_number += 1
-                            await _sleep_or(self.drain, _IDLE_POLL)
-                    watch.cancel_scope.cancel()
+            async with trio.open_nursery() as engines:
+                self.pool = EnginePool(engines, capacity=2 * self.concurrency + IDLE_ENGINES)
+                try:
+                    await self._play(files, log)
+                finally:
+                    await self.pool.aclose()
+                    engines.cancel_scope.cancel()
         finally:
             files.close()
             self.stopped.set()
 
-    def _count(self, record: GameRecord) -> None:
-        number = record.game_number or 0
-        self.next_number = max(self.next_number, number + 1)
-        key = frozenset(record.players)
-        self.met[key] = self.met.get(key, 0) + 1
+    async def _play(self, files: LadderFiles, log: Any) -> None:
+        with trio.CancelScope() as games_scope:
+            async with trio.open_nursery() as watch:
+                watch.start_soon(self._deadline, games_scope)
+                async with trio.open_nursery() as games:  # exits when the last game has
+                    while not self.drain.is_set():
+                        free = self.concurrency - len(self.busy) // 2
+                        candidates = await self._candidates()
+                        pairs = pick_pairs(candidates, free) if free > 0 else []
+                        for a, b in pairs:
+                            seats = seat_order(a, b, await self._met(a, b))
+                            self.busy.update(seats)
+                            games.start_soon(self._game, seats, self.next_number, files, log)
+                            self.met[frozenset(seats)] = self.met.get(frozenset(seats), 0) + 1
+                            self.next_number += 1
+                        await _sleep_or(self.drain, _IDLE_POLL)
+                watch.cancel_scope.cancel()
+
+    async def _met(self, a: str, b: str) -> int:
+        """How many times ``a`` and ``b`` have met, as far as the seats go (the parity): counted
+        in memory, from their latest game in the index the first time they are paired."""
+        key = frozenset((a, b))
+        if key not in self.met:
+            try:
+                last = await self.store.read(Store.last_seating, self.run_id, a, b)
+            except NoSuchBot:  # removed since: it has never played (the game will not start)
+                last = None
+            self.met[key] = 0 if last is None else 1 if last == seat_order(a, b, 0) else 2
+        return self.met[key]
 
     async def _candidates(self) -> list[Candidate]:
+        """The free bots; an idle engine whose bot is no longer an active local bot is closed."""
         bots = await self.store.read(Store.bots)
         ratings = await self.store.read(Store.ratings)
+        if self.pool is not None:
+            await self.pool.close_except({bot.name for bot in bots if bot.active and bot.kind == "local"} | self.busy)
         connected = {name.lower() for name in self.registry.available()}
         out = []
         for bot in bots:
@@ -191,18 +282,27 @@ class Ladder:
 
     async def _game(self, seats: tuple[str, str], number: int, files: IndexedFiles, log: Any) -> None:
         try:
-            specs = [await self._spec(name) for name in seats]
+            try:
+                specs = [await self._spec(name) for name in seats]
+            except NoSuchBot:  # removed since it was paired
+                return
             gods = self.matchups[(number - 1) % len(self.matchups)]
             setup = GameSetup.for_specs(specs, self.tc, gods=gods, event=LADDER_EVENT, round=str(number), game_number=number)
-            async with trio.open_nursery() as engines, AsyncExitStack() as held:
-                leased = await held.enter_async_context(
-                    lease_remotes(self.registry, [remote_name(spec) for spec in specs], self.grace)
-                )  # all its remote bots at once (a submitted run may want them too)
-                getters = [self._getter(spec, slot, engines, held) for spec, slot in zip(specs, leased, strict=True)]
+            async with lease_remotes(self.registry, [remote_name(spec) for spec in specs], self.grace) as leased:
+                # all its remote bots at once (a submitted run may want them too)
+                getters = [self._getter(spec, slot) for spec, slot in zip(specs, leased, strict=True)]
                 observer = ProgressObserver(number, self.hub.feed(self.run_id, number)) if self.hub is not None else None
                 report = await play_or_forfeit(getters, setup, list(seats), observer=observer)
             with trio.CancelScope(shield=True):  # a finished game is recorded, even during the drain's cancel
-                await files.append(report.record)
+                async with self._recording:
+                    if not await self._registered(seats):
+                        log.warning("ladder game not recorded: a bot was removed during it", game=number, bots=seats)
+                        return
+                    try:
+                        await files.append(report.record)
+                    except NoSuchBot:  # removed in the instant since: archived, never indexed
+                        log.warning("ladder game not indexed: a bot was removed as it ended", game=number, bots=seats)
+                        return
             log.info("ladder game", game=number, white=seats[0], black=seats[1], result=report.record.result,
                      termination=report.record.termination)
         finally:
@@ -210,23 +310,26 @@ class Ladder:
             if self.hub is not None:
                 self.hub.abandoned(self.run_id, number)  # a game recorded is no longer live: nothing to do
 
+    async def _registered(self, seats: Sequence[str]) -> bool:
+        """Whether every bot of the game is still registered: a bot that had never finished a game
+        may be removed during its first, whose index could then name no bot."""
+        names = {bot.name for bot in await self.store.read(Store.bots)}
+        return all(name in names for name in seats)
+
     async def _spec(self, name: str) -> EngineSpec:
         bot = await self.store.read(Store.bot, name)
         if bot.kind == "remote":
             return parse_engine_spec(f"cmd={REMOTE_CMD} name={bot.name}")
         return parse_engine_spec(f"{bot.spec} name={bot.name}")
 
-    def _getter(
-        self, spec: EngineSpec, leased: Leased, engines: trio.Nursery, held: AsyncExitStack
-    ) -> Callable[[], Awaitable[Engine]]:
+    def _getter(self, spec: EngineSpec, leased: Leased) -> Callable[[], Awaitable[Engine]]:
         async def get() -> Engine:
             if isinstance(leased, EngineFailure):
                 raise leased
             if leased is not None:
                 return leased
-            engine = await Engine.start(engines, spec)
-            held.push_async_callback(engine.aclose)
-            return engine
+            assert self.pool is not None
+            return await self.pool.get(spec, self.busy)  # the engines of games in progress stay
 
         return get
 

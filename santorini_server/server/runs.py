@@ -44,6 +44,8 @@ them again.
 
 from __future__ import annotations
 
+import dataclasses
+import mmap
 import os
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
@@ -76,7 +78,7 @@ from .live import LiveHub
 from .registry import BotRegistry
 from .remote_engine import RECONNECT_GRACE, RemoteEngine
 from .run_standings import MAX_REGIONS, StandingsCache, text_tables
-from .store import BadRunState, DuplicateGame, Game, NewGame, Run, RunKind, RunState, Store
+from .store import BadRunState, DuplicateGame, Game, NewGame, NoSuchBot, Run, RunKind, RunState, Store
 
 if TYPE_CHECKING:
     from ..tournament.pool import ProcessPoolBackend
@@ -558,19 +560,24 @@ async def lease_remotes(registry: BotRegistry, names: Sequence[str | None], grac
                 engine.release()
 
 
-def _read_frames(archive: Path) -> tuple[list[tuple[GameRecord, int]], list[CorruptFrame]]:
-    """Every readable record of ``archive`` with the byte offset of its frame, and the damaged regions."""
+def _read_frames(archive: Path, start: int = 0) -> tuple[list[tuple[GameRecord, int]], list[CorruptFrame]]:
+    """Every readable record of ``archive`` from byte ``start`` on, with the byte offset of its
+    frame, and the damaged regions there."""
     records: list[tuple[GameRecord, int]] = []
     damage: list[CorruptFrame] = []
     with archive.open("rb") as file:
-        data = map_file(file)
+        if start:
+            file.seek(start)
+            data: bytes | mmap.mmap = file.read()
+        else:
+            data = map_file(file)
     try:
         for item in iter_frames(data):
             found = read_frame(item) if isinstance(item, Frame) else item
             if isinstance(found, CorruptFrame):
-                damage.append(found)
+                damage.append(dataclasses.replace(found, offset=found.offset + start))
             else:
-                records.append((found, item.offset))
+                records.append((found, item.offset + start))
     finally:
         if not isinstance(data, bytes):
             data.close()
@@ -579,20 +586,33 @@ def _read_frames(archive: Path) -> tuple[list[tuple[GameRecord, int]], list[Corr
 
 async def reconcile(store: AsyncStore, run_id: int, directory: Path, damage: DamageLog | None = None) -> int:
     """Index every game of a run's archive that the store misses (the process died between the
-    archive's fsync and the index's commit), with its frame's offset; return how many.  With
-    ``damage``, the archive's damaged regions are reported there, but for a frame cut off at its
-    end: the mark of a crash mid-write, which the resume cuts off and plays again."""
+    archive's fsync and the index's commit), with its frame's offset; return how many.
+
+    A run's games are indexed one at a time in the order of their archive (the tournament's one
+    collector; the ladder's record lock), so a game not indexed can only be after the last
+    indexed frame: only that tail is read, whatever the archive's length.  With ``damage`` (a
+    run's resume, which reads its whole archive anyway), the whole archive is read and its damaged
+    regions are reported there, but for a frame cut off at its end: the mark of a crash
+    mid-write, which the resume cuts off and plays again."""
     archive = directory / ARCHIVE
     if not archive.exists():
         return 0
-    records, regions = await trio.to_thread.run_sync(_read_frames, archive)
-    indexed = {game.number for game in await store.read(Store.games, run_id)}
-    missing = [(r, offset) for r, offset in records if r.game_number is not None and r.game_number not in indexed]
-    for record, offset in sorted(missing, key=lambda found: found[0].game_number or 0):
-        await store.write(index_game, run_id, record, offset)
+    _, last = await store.read(Store.run_tail, run_id)
+    start = 0 if damage is not None or last is None else last
+    records, regions = await trio.to_thread.run_sync(_read_frames, archive, start)
+    indexed = {game.number for game in await store.read(Store.games, run_id)} if start == 0 else set()
+    missing = [(r, offset) for r, offset in records if r.game_number is not None and r.game_number not in indexed
+               and not (start and offset == start)]  # the tail's first frame is the last indexed game's
+    added = 0
+    for record, offset in missing:  # in archive order: the next start's tail begins at the last of them
+        try:
+            if await store.write(index_game, run_id, record, offset) is not None:
+                added += 1
+        except NoSuchBot as exc:  # a bot removed as its first game ended: that game cannot be indexed
+            _log.warning("archived game not indexed", run=run_id, game=record.game_number, error=str(exc))
     if damage is not None:
         await damage.describe(run_id, [region for region in regions if not region.truncated])
-    return len(missing)
+    return added
 
 
 async def _cancel_on(event: trio.Event, scope: trio.CancelScope) -> None:

@@ -807,6 +807,32 @@ class Store:
         rows = self._conn.execute(f"SELECT {self._GAME_COLUMNS} FROM games WHERE run_id = ? ORDER BY number", (run_id,))
         return [self._game(self._conn, row) for row in rows.fetchall()]
 
+    def run_tail(self, run_id: int) -> tuple[int, int | None]:
+        """The highest game number indexed for the run (0: none) and the highest archive offset
+        indexed (None: none): where the games not indexed yet can only be, since a run's games
+        are indexed in the order of their archive.  Read from the run's rows, not its archive."""
+        number, offset = self._conn.execute(
+            "SELECT max(number), max(archive_offset) FROM games WHERE run_id = ?", (run_id,)
+        ).fetchone()
+        return int(number or 0), None if offset is None else int(offset)
+
+    def last_seating(self, run_id: int, a: str, b: str) -> tuple[str, str] | None:
+        """The seats (seat 1, seat 2) of the run's latest game between bots ``a`` and ``b``, or
+        None if they have not met in it: a walk back through ``a``'s games (its index), which
+        stops at the first with ``b``.  Raises NoSuchBot."""
+        first, second = self._find_bot(self._conn, a).id, self._find_bot(self._conn, b).id
+        row = self._conn.execute(
+            "SELECT x.game_id FROM game_seats x JOIN game_seats y ON y.game_id = x.game_id AND y.bot_id = ?"
+            " JOIN games ON games.id = x.game_id WHERE x.bot_id = ? AND games.run_id = ? ORDER BY x.game_id DESC LIMIT 1",
+            (second, first, run_id),
+        ).fetchone()
+        if row is None:
+            return None
+        seats = self._conn.execute(
+            "SELECT bots.name FROM game_seats JOIN bots ON bots.id = bot_id WHERE game_id = ? ORDER BY seat", (row[0],)
+        ).fetchall()
+        return seats[0][0], seats[1][0]
+
     def game_ids(self, run_id: int) -> list[int]:
         """The ids of a run's games, by number (one query: what ``GET /api/runs/ID`` lists)."""
         rows = self._conn.execute("SELECT id FROM games WHERE run_id = ? ORDER BY number", (run_id,))
