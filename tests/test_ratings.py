@@ -18,11 +18,10 @@ from santorini_server.stats import (
     Z95,
     JointRatings,
     NSeatGame,
-    ScoredGame,
-    Standings,
     format_joint_columns,
     joint_ratings,
 )
+from santorini_server.stats.standings import ScoredGame, Standings
 from santorini_server.stats.weng_lin import (
     WENG_LIN_BETA,
     WENG_LIN_MU,

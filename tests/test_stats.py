@@ -16,15 +16,12 @@ from santorini_server.stats import (
     Z95,
     SprtConfig,
     SprtStatus,
-    Standings,
     elo_to_score,
     format_cutechess_elo_line,
     format_elo_pm,
     format_llr_line,
     format_los,
     format_nelo_pm,
-    format_results_block,
-    format_score_line,
     format_sprt_result,
     llr_pentanomial,
     llr_trinomial,
@@ -34,6 +31,7 @@ from santorini_server.stats import (
     sprt_status,
     trinomial_elo,
 )
+from santorini_server.stats.standings import Standings, format_results_block, format_score_line
 
 NELO = 800.0 / math.log(10.0)
 
@@ -677,7 +675,7 @@ def test_crosstable_marks_engines_that_have_not_met() -> None:
 def test_spec_example_matches_the_code() -> None:
     from pathlib import Path
 
-    from santorini_server.stats import PairCounts
+    from santorini_server.stats.standings import PairCounts
 
     spec = (Path(__file__).resolve().parents[1] / "SPEC.md").read_text(encoding="utf-8")
     block = format_results_block(

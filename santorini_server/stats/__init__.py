@@ -7,9 +7,9 @@ counted: per-engine tallies, game pairs, ranking, crosstable, and the text lines
 ``bradley_terry``: the joint rating of all engines over all two-seat games.
 ``placings``: a game of 2, 3 or 4 seats and its points.
 ``weng_lin``, ``nseat_standings``: Weng-Lin ratings (openskill) and the names of the standings of
-3- and 4-seat tournaments.  Import them by their module path: they load openskill (some 30 ms),
-which two-seat matches and tournaments do not need, so this package does not import them (the
-standings load it when they first rate a game of three or four seats).
+3- and 4-seat tournaments.  Import ``standings``, ``weng_lin`` and ``nseat_standings`` by their
+module path: they load openskill (some 30 ms), which the daemon's start does not need (it reads
+the settings, whose SPRT this package gives), so this package does not import them.
 """
 
 from .bradley_terry import DEFAULT_PRIOR, JointRating, JointRatings, format_joint_columns, joint_ratings
@@ -41,38 +41,21 @@ from .sprt import (
     sprt_fraction,
     sprt_status,
 )
-from .standings import (
-    DRAW,
-    EngineTally,
-    PairCounts,
-    RankingRow,
-    ScoredGame,
-    Standings,
-    format_results_block,
-    format_score_line,
-    pair_counts,
-)
 
 __all__ = [
     "CUTECHESS_Z95",
     "DEFAULT_PRIOR",
-    "DRAW",
     "ELO_CLAMP",
     "NELO_SCALE",
     "PAIR_SCORES",
     "Z95",
     "EloEstimate",
-    "EngineTally",
     "JointRating",
     "JointRatings",
     "NSeatGame",
-    "PairCounts",
-    "RankingRow",
     "SEAT_COUNTS",
-    "ScoredGame",
     "SprtConfig",
     "SprtStatus",
-    "Standings",
     "elo_to_score",
     "format_cutechess_elo_line",
     "format_elo_pm",
@@ -80,14 +63,11 @@ __all__ = [
     "format_llr_line",
     "format_los",
     "format_nelo_pm",
-    "format_results_block",
-    "format_score_line",
     "format_sprt_result",
     "joint_ratings",
     "llr_pentanomial",
     "llr_trinomial",
     "los_from_wins_losses",
-    "pair_counts",
     "pentanomial_elo",
     "score_to_elo",
     "sprt_fraction",

@@ -53,6 +53,7 @@ from .elo import (
 )
 from .placings import SEAT_COUNTS, NSeatGame
 from .sprt import SprtConfig, format_llr_line, llr_pentanomial, llr_trinomial
+from .weng_lin import WENG_LIN_MU, WENG_LIN_SIGMA, WengLinRating, weng_lin_model, weng_lin_update
 
 if TYPE_CHECKING:  # openskill loads with weng_lin (some 30 ms): only standings of three and four seats rate by it
     from openskill.models import PlackettLuce
@@ -547,8 +548,6 @@ class Standings:
             self._next = number + 1
 
     def _fold(self, game: NSeatGame, beliefs: dict[str, tuple[float, float]], rated: dict[str, int]) -> None:
-        from .weng_lin import weng_lin_model, weng_lin_update
-
         self._model = self._model or weng_lin_model()
         updated = weng_lin_update(beliefs, game, self._model)
         beliefs.update(updated)
@@ -642,7 +641,6 @@ class Standings:
         """
         if self._seats == 2:
             raise ValueError("two-seat standings rate by Elo, not Weng-Lin")
-        from .weng_lin import WENG_LIN_MU, WENG_LIN_SIGMA, WengLinRating
 
         beliefs, rated = dict(self._beliefs), dict(self._rated)
         for number in sorted(self._waiting):
