@@ -13,6 +13,7 @@ are re-validated by the rules engine at replay. See SPEC.md section 13.
 from .archive import (
     encode_frame,
     iter_archive,
+    iter_archive_frames,
     map_file,
     read_archive,
     read_frame,
@@ -43,6 +44,7 @@ from .frames import (
     Frame,
     frame_payload,
     iter_frames,
+    iter_stream_frames,
 )
 from .game import (
     ELIMINATION_TERMINATIONS,
@@ -95,11 +97,12 @@ __all__ = [
     "iter_sgn",
     # frames
     "ArchiveError", "CorruptFrame", "Frame", "MAGIC", "HEADER_SIZE", "MAX_PAYLOAD", "frame_payload",
-    "iter_frames",
+    "iter_frames", "iter_stream_frames",
     # payload
     "SCHEMA_VERSION", "encode_record", "decode_record",
     # archive
-    "encode_frame", "read_frame", "scan_archive", "map_file", "iter_archive", "read_archive", "read_record_at",
+    "encode_frame", "read_frame", "scan_archive", "map_file", "iter_archive", "iter_archive_frames", "read_archive",
+    "read_record_at",
     # durable files and the writers
     "DurableAppender", "atomic_file", "fsync_dir", "ArchiveWriter", "SgnWriter", "DeferredSgnWriter",
     "ResultsWriter",

@@ -12,7 +12,7 @@ import contextlib
 import os
 import tempfile
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import BinaryIO, Self
 
 from .frames import ArchiveError
@@ -121,6 +121,19 @@ class DurableAppender:
 
     def _read(self, offset: int, size: int) -> bytes:
         return os.pread(self._fd, size, offset)
+
+    def _reader(self, offset: int = 0) -> Callable[[int], bytes]:
+        """``read(n)`` over the file from byte ``offset`` (positioned reads: the file's own
+        offset, at its end for appending, is not moved)."""
+        at = offset
+
+        def read(n: int) -> bytes:
+            nonlocal at
+            data = os.pread(self._fd, n, at)
+            at += len(data)
+            return data
+
+        return read
 
     def _truncate(self, size: int) -> None:
         os.ftruncate(self._fd, size)
