@@ -7,20 +7,27 @@ import io
 import os
 import pathlib
 import random
+import re
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from santorini_server.records import (
     MAGIC,
     Frame,
+    RecordError,
+    SgnWriter,
     encode_frame,
+    format_sgn,
     frame_payload,
     iter_archive,
     iter_frames,
     iter_stream_frames,
     parse_sgn,
+    sgn_writer,
 )
+from santorini_server.records.sgn_writer import TAIL_CHECK
 
 from .test_records import SAMPLE
 
@@ -102,3 +109,88 @@ def test_an_archive_is_read_a_piece_at_a_time(tmp_path: pathlib.Path) -> None:
         assert sum(1 for _ in items) == copies - 1
     assert _CountingFile.largest <= (1 << 20) + len(frame)
     assert _CountingFile.total == os.path.getsize(path)
+
+
+# --- appending to SGN checks the file's tail -------------------------------------------------
+
+
+def _games(count: int) -> list[str]:
+    """``count`` canonical games, each with its blank line, numbered 1..count."""
+    game = format_sgn(parse_sgn(SAMPLE)[0]) + "\n"
+    return [game.replace('[Round "17"]', f'[Round "{k}"]') for k in range(1, count + 1)]
+
+
+class _TailReader(SgnWriter):
+    """An SGN writer that notes how many bytes opening it read."""
+
+    read_bytes = 0
+
+    def _read(self, offset: int, size: int) -> bytes:
+        data = super()._read(offset, size)
+        _TailReader.read_bytes += len(data)
+        return data
+
+
+def _big_sgn(path: pathlib.Path, first: str = "") -> list[str]:
+    games = _games(TAIL_CHECK // len(_games(1)[0]) * 3)
+    path.write_text(first + "".join(games), encoding="utf-8")
+    return games
+
+
+def test_appending_to_a_big_sgn_file_reads_its_tail_only(tmp_path: pathlib.Path) -> None:
+    """A damaged game far from the end is not seen (SPEC.md section 13.3 says so): opening reads
+    the last TAIL_CHECK bytes, a few hundred games, not a million."""
+    path = tmp_path / "games.sgn"
+    damaged = _games(1)[0].replace('[Gods "mortal/mortal"]', '[Gods "zz"]')
+    _big_sgn(path, damaged)
+    size = path.stat().st_size
+    assert size > 3 * TAIL_CHECK
+    _TailReader.read_bytes = 0
+    with _TailReader(path) as w:
+        assert w.recovered is None
+        assert _TailReader.read_bytes <= 2 * TAIL_CHECK
+        w.append(parse_sgn(SAMPLE)[0])
+    assert path.read_bytes()[size:] == (format_sgn(parse_sgn(SAMPLE)[0]) + "\n").encode()
+
+
+def test_damage_in_the_tail_of_a_big_sgn_file_is_refused_by_byte(tmp_path: pathlib.Path) -> None:
+    path = tmp_path / "games.sgn"
+    games = _big_sgn(path)
+    bad = "".join(games[:-2]).encode()
+    data = (("".join(games[:-2]) + games[-2].replace('[Gods "mortal/mortal"]', '[Gods "zz"]') + games[-1])
+            .encode())
+    path.write_bytes(data)
+    line = games[-2].splitlines().index('[Gods "mortal/mortal"]') + 1
+    with pytest.raises(RecordError) as caught:
+        SgnWriter(path)
+    assert str(caught.value).startswith(
+        f"{path}: the game from byte {len(bad)} does not parse: line {line} of it, column 7: Gods ")
+    assert str(caught.value).endswith("refusing to append (only a last game cut short by an interrupted write is repaired)")
+    assert path.read_bytes() == data
+    path.write_bytes(b"".join(g.encode() for g in games) + b"notes\n")
+    with pytest.raises(RecordError, match=rf"^{re.escape(str(path))}: the text after the game ending at byte \d+ is not SGN: "):
+        SgnWriter(path)
+
+
+def test_a_torn_last_game_of_a_big_sgn_file_is_cut(tmp_path: pathlib.Path) -> None:
+    path = tmp_path / "games.sgn"
+    games = _big_sgn(path)
+    data = path.read_bytes()
+    last = len(data) - len(games[-1].encode())
+    for cut in (last + 5, last + 200, len(data) - 3):
+        path.write_bytes(data[:cut])
+        with SgnWriter(path) as w:
+            assert w.recovered is not None
+            assert (w.recovered.offset, w.recovered.length) == (last, cut - last)
+            w.append(parse_sgn(games[-1])[0])
+        assert path.read_bytes() == data
+
+
+def test_a_big_file_in_which_no_game_begins_is_refused(tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sgn_writer, "MAX_TAIL_CHECK", 4 * TAIL_CHECK)
+    path = tmp_path / "notes.txt"
+    data = b"notes " * (4 * TAIL_CHECK)
+    path.write_bytes(data)
+    with pytest.raises(RecordError, match=rf"^{re.escape(str(path))}: no game begins in its last \d+ bytes"):
+        SgnWriter(path)
+    assert path.read_bytes() == data
