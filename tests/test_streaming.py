@@ -4,10 +4,13 @@ a tournament's resume without holding its games, and ``replay --check`` in bound
 from __future__ import annotations
 
 import io
+import json
 import os
 import pathlib
 import random
 import re
+import tracemalloc
+from collections.abc import Sequence
 
 import pytest
 from hypothesis import given, settings
@@ -15,19 +18,27 @@ from hypothesis import strategies as st
 
 from santorini_server.records import (
     MAGIC,
+    ArchiveWriter,
     Frame,
+    GameRecord,
     RecordError,
     SgnWriter,
     encode_frame,
     format_sgn,
+    format_sgn_games,
     frame_payload,
     iter_archive,
     iter_frames,
     iter_stream_frames,
     parse_sgn,
+    read_record_at,
+    result_summary,
     sgn_writer,
 )
 from santorini_server.records.sgn_writer import TAIL_CHECK
+from santorini_server.tournament.output import ARCHIVE, RESULTS, SGN, TournamentFiles
+from santorini_server.tournament.report import ReportInfo
+from santorini_server.tournament.report_files import REPORT, ReportWriter
 
 from .test_records import SAMPLE
 
@@ -194,3 +205,149 @@ def test_a_big_file_in_which_no_game_begins_is_refused(tmp_path: pathlib.Path, m
     with pytest.raises(RecordError, match=rf"^{re.escape(str(path))}: no game begins in its last \d+ bytes"):
         SgnWriter(path)
     assert path.read_bytes() == data
+
+
+# --- resume streams the archive and leaves level derived files alone --------------------------
+
+
+def _numbered(number: int) -> GameRecord:
+    base = parse_sgn(SAMPLE)[0]
+    tags = (*tuple(t for t in base.tags if t[0] != "GameNumber"), ("GameNumber", str(number)))
+    return GameRecord(tags, base.turns, base.eliminations)
+
+
+def _folder(path: pathlib.Path, count: int) -> list[GameRecord]:
+    """A tournament folder whose three files hold games 1..count, as a run leaves them."""
+    games = [_numbered(k) for k in range(1, count + 1)]
+    files = TournamentFiles(path)
+    files.resume()
+    for record in games:
+        files._append(record)
+    files.close()
+    return games
+
+
+def _expected(games: list[GameRecord]) -> tuple[bytes, bytes]:
+    sgn = format_sgn_games(games).encode()
+    jsonl = "".join(json.dumps(result_summary(r), ensure_ascii=False, separators=(",", ":")) + "\n" for r in games)
+    return sgn, jsonl.encode()
+
+
+def test_resume_hands_over_each_record_with_its_offset_and_leaves_level_files_alone(tmp_path: pathlib.Path) -> None:
+    games = _folder(tmp_path, 5)
+    before = {name: (tmp_path / name).stat().st_ino for name in (SGN, RESULTS)}
+    seen: list[tuple[int | None, int]] = []
+    files = TournamentFiles(tmp_path)
+    assert files.resume(lambda record, offset: seen.append((record.game_number, offset))) == []
+    files.close()
+    assert [n for n, _ in seen] == [1, 2, 3, 4, 5]
+    assert [read_record_at(tmp_path / ARCHIVE, offset) for _, offset in seen] == games
+    # not rewritten: the same files (a rebuild renames a new one over each)
+    assert {name: (tmp_path / name).stat().st_ino for name in (SGN, RESULTS)} == before
+    assert ((tmp_path / SGN).read_bytes(), (tmp_path / RESULTS).read_bytes()) == _expected(games)
+
+
+@pytest.mark.parametrize("lag", [1, 3])
+def test_derived_files_behind_the_archive_get_only_the_missing_games(tmp_path: pathlib.Path, lag: int) -> None:
+    games = _folder(tmp_path, 6)
+    sgn, jsonl = _expected(games)
+    kept_sgn, kept_jsonl = _expected(games[:-lag])
+    (tmp_path / SGN).write_bytes(kept_sgn + sgn[len(kept_sgn):][:25])  # a torn game after the kept ones
+    (tmp_path / RESULTS).write_bytes(kept_jsonl + jsonl[len(kept_jsonl):][:10])
+    before = {name: (tmp_path / name).stat().st_ino for name in (SGN, RESULTS)}
+    files = TournamentFiles(tmp_path)
+    files.resume()
+    files.close()
+    assert {name: (tmp_path / name).stat().st_ino for name in (SGN, RESULTS)} == before  # appended to
+    assert ((tmp_path / SGN).read_bytes(), (tmp_path / RESULTS).read_bytes()) == (sgn, jsonl)
+
+
+def test_derived_files_that_do_not_match_the_archive_are_rebuilt(tmp_path: pathlib.Path) -> None:
+    games = _folder(tmp_path, 4)
+    expected = _expected(games)
+    for sgn, jsonl in ((b"", b""),  # emptied
+                       (format_sgn_games([_numbered(9)]).encode(), b'{"game":9}\n'),  # a game the archive lacks
+                       (b"notes\n", b"notes\n"),  # not the format
+                       (format_sgn_games([*games[:1], parse_sgn(SAMPLE)[0]]).encode(), b'{"x":1}\n')):  # no number
+        (tmp_path / SGN).write_bytes(sgn)
+        (tmp_path / RESULTS).write_bytes(jsonl)
+        files = TournamentFiles(tmp_path)
+        files.resume()
+        files.close()
+        assert ((tmp_path / SGN).read_bytes(), (tmp_path / RESULTS).read_bytes()) == expected
+    (tmp_path / SGN).unlink()
+    (tmp_path / RESULTS).unlink()
+    assert TournamentFiles(tmp_path).open()[0] == games
+    assert ((tmp_path / SGN).read_bytes(), (tmp_path / RESULTS).read_bytes()) == expected
+
+
+def test_resume_holds_one_game_at_a_time(tmp_path: pathlib.Path) -> None:
+    """Memory while resuming does not grow with the archive: the records are streamed to the
+    caller and let go (the figure for a million games is tools/bench_streaming.py's)."""
+    frame = encode_frame(_numbered(1))
+    count = 3000
+    with open(tmp_path / ARCHIVE, "wb") as f:
+        for k in range(1, count + 1):
+            f.write(encode_frame(_numbered(k)) if k in (1, count) else frame)
+    tracemalloc.start()
+    try:
+        files = TournamentFiles(tmp_path)
+        seen = 0
+
+        def visit(record: GameRecord, offset: int) -> None:
+            nonlocal seen
+            seen += 1
+
+        files.resume(visit)
+        files.close()
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert seen == count
+    assert peak < 4 << 20, peak  # the records alone would be over 10 MB
+
+
+# --- the report keeps a summary per game ------------------------------------------------------
+
+
+class _Viewer:
+    """Notes the records each viewer file is written with."""
+
+    def __init__(self) -> None:
+        self.pages: dict[str, list[GameRecord]] = {}
+
+    def __call__(self, records: Sequence[GameRecord], out: pathlib.Path, *, title: str | None = None) -> None:
+        self.pages[out.name] = list(records)
+        out.write_text(f"{title}: {len(records)}")
+
+
+def test_the_report_keeps_a_summary_per_game_and_reads_its_blocks_from_the_archive(tmp_path: pathlib.Path) -> None:
+    count = 2000
+    archive = tmp_path / ARCHIVE
+    offsets = []
+    with ArchiveWriter(archive) as w:
+        for k in range(1, count + 1):
+            offsets.append(w.append(_numbered(k)))
+    info = ReportInfo("cup", ("Kronos 0.3", "Hestia 1.1"), 2, "60+1", "mortal/mortal", count)
+    streamed, held = _Viewer(), _Viewer()
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    report = ReportWriter(tmp_path / "a", info, viewer=streamed, archive=archive)
+    reference = ReportWriter(tmp_path / "b", info, viewer=held)
+    reference.add(_numbered(1), 1)
+    report.add(read_record_at(archive, offsets[0]), 1, offsets[0])  # the first game's strings are kept once
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        for k in range(2, count + 1):
+            report.add(read_record_at(archive, offsets[k - 1]), k, offsets[k - 1])  # a new record each time
+        per_game = (tracemalloc.get_traced_memory()[0] - before) / (count - 1)
+    finally:
+        tracemalloc.stop()
+    assert per_game < 400, per_game  # its standings included (SPEC.md section 10.7 states the figure)
+    for k in range(2, count + 1):
+        reference.add(_numbered(k), k)
+    report.write_now()
+    reference.write_now()
+    assert streamed.pages == held.pages and len(streamed.pages) == 20
+    assert (tmp_path / "a" / REPORT).read_bytes() == (tmp_path / "b" / REPORT).read_bytes()

@@ -141,7 +141,10 @@ class DurableAppender:
 
     def _find_last(self, needle: bytes) -> int:
         """Offset of the last ``needle`` in the file, or -1; reads backwards in growing windows."""
-        size = self._size()
+        return self._find_last_before(needle, self._size())
+
+    def _find_last_before(self, needle: bytes, size: int) -> int:
+        """Offset of the last ``needle`` before byte ``size``, or -1 (growing windows backwards)."""
         window = 64 * 1024
         while True:
             start = max(0, size - window)
@@ -172,6 +175,11 @@ class DurableAppender:
                     self._truncate(offset)
                 raise
             return offset
+
+    def sync(self) -> None:
+        """fsync what was appended (a writer opened with ``durable=False``, at a point that
+        needs it: before a rebuilt file replaces another)."""
+        os.fsync(self._fd)
 
     def close(self) -> None:
         """Close the file (idempotent). Everything appended is already on disk."""

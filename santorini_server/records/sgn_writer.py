@@ -44,6 +44,7 @@ class _Scan:
     whole file reads) and ``stop``, the end of the line it was found on (or of the file)."""
 
     games: int = 0
+    last: GameRecord | None = None
     end: int = 0
     end_line: int = 0
     error: SgnError | None = None
@@ -67,8 +68,9 @@ def _scan(data: bytes) -> _Scan:
             yield line.decode("utf-8")
 
     try:
-        for _ in iter_sgn(lines()):  # a game is delivered as its result line is read
+        for game in iter_sgn(lines()):  # a game is delivered as its result line is read
             scan.games += 1
+            scan.last = game
             scan.end = pos
             scan.end_line = lineno
     except SgnError as e:
@@ -145,6 +147,8 @@ class SgnWriter(DurableAppender):
     """
 
     recovered: CorruptFrame | None
+    last: GameRecord | None
+    """The file's last whole game when it was opened (None: it held none)."""
 
     def _tail_start(self, size: int) -> int:
         """Where checking begins: 0 for a file of at most :data:`TAIL_CHECK` bytes, else the
@@ -166,7 +170,7 @@ class SgnWriter(DurableAppender):
         return 0
 
     def _recover(self) -> None:
-        self.recovered = None
+        self.recovered = self.last = None
         size = self._size()
         if size == 0:
             return
@@ -174,6 +178,7 @@ class SgnWriter(DurableAppender):
         data = self._read(base, size - base)
         n = len(data)
         scan = _scan(data)
+        self.last = scan.last
         e = scan.error
         if e is None:
             ends_nl = data[n - 1 : n] == b"\n"
