@@ -16,6 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from santorini_server.cli import replay_cmd
 from santorini_server.records import (
     MAGIC,
     ArchiveWriter,
@@ -23,6 +24,8 @@ from santorini_server.records import (
     GameRecord,
     RecordError,
     SgnWriter,
+    detect_file_format,
+    detect_format,
     encode_frame,
     format_sgn,
     format_sgn_games,
@@ -351,3 +354,64 @@ def test_the_report_keeps_a_summary_per_game_and_reads_its_blocks_from_the_archi
     reference.write_now()
     assert streamed.pages == held.pages and len(streamed.pages) == 20
     assert (tmp_path / "a" / REPORT).read_bytes() == (tmp_path / "b" / REPORT).read_bytes()
+
+
+# --- replay --check reads as it checks --------------------------------------------------------
+
+
+class _Counted(replay_cmd._Reader):
+    """The command's reader, noting how many games and damaged regions it has handed out."""
+
+    pulled = 0
+
+    def items(self):  # type: ignore[no-untyped-def]
+        for item in super().items():
+            _Counted.pulled += 1
+            yield item
+
+
+@pytest.mark.parametrize(("kind", "jobs"), [("msgpack", 1), ("msgpack", 2), ("sgn", 1)])
+def test_replay_check_reads_the_file_as_it_checks_it(tmp_path: pathlib.Path, kind: str, jobs: int) -> None:
+    """Bounded memory whatever the file's size: the first game is checked after at most the
+    look-ahead that chooses worker processes (2,000 games) and a few chunks are read."""
+    count = 6000
+    path = tmp_path / f"games.{kind}"
+    record = parse_sgn(SAMPLE)[0]
+    path.write_bytes((encode_frame(record) if kind == "msgpack" else (format_sgn(record) + "\n").encode()) * count)
+    _Counted.pulled = 0
+    reader = _Counted(path)
+    try:
+        rows = replay_cmd.checked_rows(reader, jobs)
+        first = next(rows)
+        assert first == (1, replay_cmd.Row(record.players, "mortal/mortal", "1-0", "climb", 19, ()))
+        assert _Counted.pulled <= replay_cmd._PARALLEL_FROM + (2 * jobs + 1) * replay_cmd._CHUNK, _Counted.pulled
+        rows.close()  # the worker processes are shut down
+    finally:
+        reader.close()
+
+
+def test_replay_check_output_is_the_same_for_a_stream_and_for_data_in_memory(tmp_path: pathlib.Path) -> None:
+    record = parse_sgn(SAMPLE)[0]
+    frame = encode_frame(record)
+    path = tmp_path / "games.msgpack"
+    path.write_bytes(frame * 3 + b"junk" + frame[:20] + frame * 2 + frame[:30])
+    streamed = replay_cmd._Reader(path)
+    held = replay_cmd._Reader(path)
+    held.close()
+    held._file = None
+    held.data = path.read_bytes()
+    try:
+        assert streamed._file is not None
+        assert list(replay_cmd.checked_rows(streamed, 1)) == list(replay_cmd.checked_rows(held, 1))
+    finally:
+        streamed.close()
+
+
+@settings(max_examples=200, deadline=None)
+@given(parts=st.lists(st.sampled_from([b"[Event", b"\n", "Ω".encode(), b"\xff", MAGIC, MAGIC[:2], b"x" * 5]), max_size=10),
+       chunk=st.integers(1, 8))
+def test_a_file_s_format_is_told_in_chunks_as_from_its_whole_bytes(parts: list[bytes], chunk: int) -> None:
+    data = b"".join(parts)
+    f = io.BytesIO(data)
+    assert detect_file_format(f, chunk) == detect_format(data)
+    assert f.tell() == 0

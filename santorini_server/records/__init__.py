@@ -27,8 +27,10 @@ from .convert import (
     Format,
     archive_to_sgn,
     convert_records,
+    detect_file_format,
     detect_format,
     format_of_name,
+    iter_file_lines,
     iter_records,
     record_bytes,
     sgn_lines,
@@ -108,6 +110,7 @@ __all__ = [
     "ResultsWriter",
     "result_summary",
     # convert
-    "Format", "FORMATS", "detect_format", "format_of_name", "sgn_lines", "iter_records", "record_bytes",
+    "Format", "FORMATS", "detect_format", "detect_file_format", "format_of_name", "sgn_lines", "iter_file_lines",
+    "iter_records", "record_bytes",
     "Conversion", "convert_records", "sgn_to_archive", "archive_to_sgn",
 ]
