@@ -20,6 +20,7 @@ from santorini_server.cli import replay_cmd
 from santorini_server.records import (
     MAGIC,
     ArchiveWriter,
+    CorruptFrame,
     Frame,
     GameRecord,
     RecordError,
@@ -39,6 +40,7 @@ from santorini_server.records import (
     sgn_writer,
 )
 from santorini_server.records.sgn_writer import TAIL_CHECK
+from santorini_server.tournament import runner
 from santorini_server.tournament.output import ARCHIVE, RESULTS, SGN, TournamentFiles
 from santorini_server.tournament.report import ReportInfo
 from santorini_server.tournament.report_files import REPORT, ReportWriter
@@ -415,3 +417,32 @@ def test_a_file_s_format_is_told_in_chunks_as_from_its_whole_bytes(parts: list[b
     f = io.BytesIO(data)
     assert detect_file_format(f, chunk) == detect_format(data)
     assert f.tell() == 0
+
+
+def test_resume_reports_damage_and_a_torn_last_frame_in_file_order(tmp_path: pathlib.Path) -> None:
+    games = _folder(tmp_path, 3)
+    data = (tmp_path / ARCHIVE).read_bytes()
+    frame = encode_frame(_numbered(4))
+    damaged = data[:10] + b"\x00" + data[11:] + frame[:30]  # the first frame hit, the last one torn
+    (tmp_path / ARCHIVE).write_bytes(damaged)
+    seen: list[int | None] = []
+    files = TournamentFiles(tmp_path)
+    damage = files.resume(lambda record, _offset: seen.append(record.game_number))
+    files.close()
+    assert damage == list(iter_frames_of(damaged)) and [d.truncated for d in damage] == [False, True]
+    assert seen == [2, 3]
+    assert (tmp_path / ARCHIVE).read_bytes() == damaged[: len(data)]  # the torn frame is cut
+    assert parse_sgn((tmp_path / SGN).read_text(encoding="utf-8")) == games  # its last game is the archive's
+
+
+def iter_frames_of(data: bytes) -> list[CorruptFrame]:
+    return [item for item in iter_frames(data) if isinstance(item, CorruptFrame)]
+
+
+def test_the_games_done_are_counted_as_bits() -> None:
+    done = runner._Done(20)
+    for number in (1, 7, 8, 20, 7):
+        done.add(number)
+    assert len(done) == 4
+    assert [n for n in range(-1, 25) if n in done] == [1, 7, 8, 20]
+    assert None not in done and "7" not in done

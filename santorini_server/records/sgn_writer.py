@@ -30,8 +30,8 @@ __all__ = ["SgnWriter", "DeferredSgnWriter", "TAIL_CHECK", "MAX_TAIL_CHECK"]
 
 _BOM = "\ufeff".encode()
 
-#: Bytes at the end of an SGN file that opening it for appending reads (a few hundred games).
-TAIL_CHECK = 256 * 1024
+#: Bytes at the end of an SGN file that opening it for appending reads (a few dozen games).
+TAIL_CHECK = 64 * 1024
 #: The most it reads to find the beginning of a game (a file with no game beginning in its last
 #: 64 MiB is refused: no game the referee writes is that long).
 MAX_TAIL_CHECK = 64 * 1024 * 1024

@@ -17,7 +17,6 @@ that times the engines.
 
 from __future__ import annotations
 
-import contextlib
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -26,6 +25,7 @@ from typing import TypeVar
 import trio
 
 from ..records import (
+    ArchiveError,
     ArchiveWriter,
     CorruptFrame,
     GameRecord,
@@ -70,40 +70,43 @@ class TournamentFiles:
         regions found in it (a torn last frame, then cut off, included)."""
         self.directory.mkdir(parents=True, exist_ok=True)
         archive_path = self.directory / ARCHIVE
-        damage: list[CorruptFrame] = []
-        ends: dict[int, int] = {}  # game number -> end of its last frame
-        last_end = 0  # end of the last readable frame
-        if archive_path.exists():
-            with open(archive_path, "rb") as f:
-                for item in iter_archive_frames(f):
-                    if isinstance(item, CorruptFrame):
-                        damage.append(item)
-                        continue
-                    frame, record = item
-                    last_end = frame.offset + frame.size
-                    if record.game_number is not None:
-                        ends[record.game_number] = last_end
-                    if visit is not None:
-                        visit(record, frame.offset)
-        self._archive = ArchiveWriter(archive_path)
+        self._archive = ArchiveWriter(archive_path)  # first: another referee's lock is refused here
         # the derived files are rebuilt from the archive on resume: no fsync per game for them
-        self._sgn = self._level(SgnWriter, SGN, ends, last_end, _sgn_last)
-        self._results = self._level(ResultsWriter, RESULTS, ends, last_end, ResultsWriter.last_game)
+        sgn = _opened(SgnWriter, self.directory / SGN)
+        results = _opened(ResultsWriter, self.directory / RESULTS)
+        sgn_last = sgn.last.game_number if sgn is not None and sgn.last is not None else None
+        results_last = results.last_game() if results is not None else None
+        damage: list[CorruptFrame] = []
+        sgn_end = results_end = None  # where the archive's frame of each file's last game ends
+        last_end = 0  # end of the last readable frame
+        with open(archive_path, "rb") as f:
+            for item in iter_archive_frames(f):
+                if isinstance(item, CorruptFrame):
+                    damage.append(item)
+                    continue
+                frame, record = item
+                last_end = frame.offset + frame.size
+                number = record.game_number
+                if number is not None and number == sgn_last:
+                    sgn_end = last_end
+                if number is not None and number == results_last:
+                    results_end = last_end
+                if visit is not None:
+                    visit(record, frame.offset)
+        if self._archive.recovered is not None:  # the torn last frame the writer cut on opening
+            damage.append(self._archive.recovered)
+        self._sgn = self._level(SgnWriter, self.directory / SGN, sgn, sgn_end, last_end)
+        self._results = self._level(ResultsWriter, self.directory / RESULTS, results, results_end, last_end)
         return damage
 
-    def _level(self, writer_type: type[_Derived], name: str, ends: dict[int, int], last_end: int,
-               last_game: Callable[[_Derived], int | None]) -> _Derived:
-        """The derived file ``name`` opened for appending and holding the archive's games: as it
-        is, with the games it lacks at its end appended, or rebuilt (see the module docstring)."""
-        path = self.directory / name
-        writer: _Derived | None = None
-        with contextlib.suppress(RecordError):  # a file that does not read is rebuilt
-            writer = writer_type(path, durable=False)
+    def _level(self, writer_type: type[_Derived], path: Path, writer: _Derived | None, since: int | None,
+               last_end: int) -> _Derived:
+        """The derived file at ``path`` (``writer``: opened, None if it does not read) holding the
+        archive's games: as it is, with the games after byte ``since`` of the archive (the end of
+        the frame of the file's last game) appended, or rebuilt (see the module docstring)."""
         if writer is not None:
-            number = last_game(writer)
-            if number is None and last_end == 0 and os.path.getsize(path) == 0:
+            if since is None and last_end == 0 and os.path.getsize(path) == 0:
                 return writer  # an empty file for an archive with no game
-            since = ends.get(number) if number is not None else None
             if since is not None:
                 if since < last_end:
                     self._append_from(writer, since)
@@ -148,5 +151,11 @@ class TournamentFiles:
                 writer.close()
 
 
-def _sgn_last(writer: SgnWriter) -> int | None:
-    return writer.last.game_number if writer.last is not None else None
+def _opened(writer_type: type[_Derived], path: Path) -> _Derived | None:
+    """``path`` opened for appending (a torn last game or line cut), or None: it does not read."""
+    try:
+        return writer_type(path, durable=False)
+    except ArchiveError:  # locked by another process
+        raise
+    except RecordError:
+        return None
