@@ -3,6 +3,7 @@ a tournament's resume without holding its games, and ``replay --check`` in bound
 
 from __future__ import annotations
 
+import gc
 import io
 import json
 import os
@@ -341,11 +342,13 @@ def test_the_report_keeps_a_summary_per_game_and_reads_its_blocks_from_the_archi
     reference = ReportWriter(tmp_path / "b", info, viewer=held)
     reference.add(_numbered(1), 1)
     report.add(read_record_at(archive, offsets[0]), 1, offsets[0])  # the first game's strings are kept once
+    gc.collect()
     tracemalloc.start()
     try:
         before = tracemalloc.get_traced_memory()[0]
         for k in range(2, count + 1):
             report.add(read_record_at(archive, offsets[k - 1]), k, offsets[k - 1])  # a new record each time
+        gc.collect()  # what is left is what the report keeps
         per_game = (tracemalloc.get_traced_memory()[0] - before) / (count - 1)
     finally:
         tracemalloc.stop()

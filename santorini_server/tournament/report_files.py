@@ -2,10 +2,11 @@
 
 Theory of operation.  :class:`ReportWriter` keeps, of each game it was given, the row the
 report lists (:class:`~.report.GameSummary`) and where its record is in the archive, and its own
-standings (counted by :func:`~.scoring.count_game`, as the tournament's); on
+standings (counted by :func:`~.scoring.count_game`, as the tournament's, or the tournament's own
+standings, shared); on
 :meth:`ReportWriter.write` it rewrites the viewer file of each block that gained a game since the
 last write, reading that block's records again from the archive, then ``report.html``.  So a
-game costs the report about 250 bytes however long its record (``tools/bench_streaming.py``
+game costs the report about 150 bytes however long its record (``tools/bench_streaming.py``
 measures it), not the record's 15 KB.  The tournament calls ``write`` at most every ``interval`` seconds as games
 finish, and always at the end (or on Ctrl-C), so a 10,000-game run rewrites a 100-game viewer
 file, not every game, each time.  Every file is replaced whole (written beside it, then renamed):
@@ -21,12 +22,16 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from ..records import GameRecord, atomic_file, read_record_at
 from .report import BLOCK_SIZE, Block, GameSummary, ReportInfo, block_of, build_report, game_summary
 from .report_page import render_report
 from .scoring import count_game, empty_standings
+
+if TYPE_CHECKING:
+    from ..stats.nseat_standings import NSeatStandings
+    from ..stats.standings import Standings
 
 __all__ = ["ReportWriter", "ViewerWriter", "REPORT", "GAMES_DIR", "default_viewer"]
 
@@ -92,6 +97,7 @@ class ReportWriter:
         self._games: dict[int, _Kept] = {}
         self._strings: dict[str, str] = {}  # one copy of each player, gods, result and termination text
         self._standings = empty_standings(info.seats, info.engines)
+        self._counts = True  # False: the standings are the tournament's, which counts each game
         self._dirty: set[Block] = set()
         self._written_at: float | None = None
         self.cost = 0.0
@@ -102,13 +108,22 @@ class ReportWriter:
         archive); shown at the next :meth:`write`."""
         if number in self._games:
             raise ValueError(f"game {number} is already in the report")
-        count_game(self._standings, record, number)
+        if self._counts:
+            count_game(self._standings, record, number)
         g = game_summary(record)
         share = self._strings.setdefault
         self._games[number] = _Kept(share(g.players, g.players), share(g.gods, g.gods), share(g.result, g.result),
                                     share(g.termination, g.termination), g.turns,
                                     offset if offset is not None and self.archive is not None else record)
         self._dirty.add(block_of(number, self.block_size))
+
+    def share_standings(self, standings: Standings | NSeatStandings) -> None:
+        """Show ``standings`` instead of counting its own: the tournament's, into which its
+        owner counts every game it adds here (one copy of each game's scoring, not two)."""
+        if self._games:
+            raise ValueError("standings are shared before the first game is added")
+        self._standings = standings
+        self._counts = False
 
     def _record(self, number: int) -> GameRecord:
         where = self._games[number].where

@@ -282,6 +282,8 @@ async def run_tournament(
     standings = new_standings(config)
     done = _Done(len(config.schedule))
     result = TournamentResult(standings, total=len(config.schedule))
+    if report is not None:
+        report.share_standings(standings)  # counted once, below, for both
 
     def resumed(record: GameRecord, offset: int) -> None:  # each game already recorded, streamed
         number = record.game_number
