@@ -47,14 +47,14 @@ def engine(name: str) -> str:
 
 
 def env(code: Path) -> dict[str, str]:
-    return {**os.environ, "PYTHONPATH": f"{code}{os.pathsep}{ROOT}"}
+    return {**os.environ, "PYTHONPATH": str(code)}
 
 
 def real_game(folder: Path, code: Path) -> GameRecord:
     """One game of two instant engines, played by ``santorini match``."""
     out = folder / "one.sgn"
     subprocess.run([PY, "-m", "santorini_server.cli", "match", engine("A"), engine("B"), "--games", "1",
-                    "--tc", "5+0.05", "--out", str(out)], check=True, capture_output=True, env=env(code), cwd=ROOT)
+                    "--tc", "5+0.05", "--out", str(out)], check=True, capture_output=True, env=env(code), cwd=code)
     return parse_sgn(out.read_text(encoding="utf-8"))[0]
 
 
@@ -97,7 +97,7 @@ def write_results(path: Path, record: GameRecord, count: int) -> None:
 def started_after(args: list[str], code: Path) -> float:
     """Seconds from starting the command to its ``Started game 1`` line."""
     start = time.perf_counter()
-    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env(code), cwd=ROOT)
+    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env(code), cwd=code)
     assert proc.stdout is not None
     seen = None
     for line in proc.stdout:
@@ -155,7 +155,7 @@ def bench_resume(folder: Path, record: GameRecord, games: int, code: Path) -> No
     for variant in ("files", "report"):
         t0 = time.perf_counter()
         proc = subprocess.run([PY, "-c", RESUME, str(run), variant], capture_output=True, text=True, env=env(code),
-                              cwd=ROOT)
+                              cwd=code)
         if proc.returncode != 0:
             print(f"resume ({variant}) failed: {proc.stderr.strip().splitlines()[-1:]}")
             continue
@@ -181,7 +181,7 @@ def check_peak(path: Path, code: Path) -> tuple[float, list[float], float]:
     the wall time."""
     start = time.perf_counter()
     proc = subprocess.Popen([PY, "-m", "santorini_server.cli", "replay", "--check", str(path)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env(code), cwd=ROOT)
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env(code), cwd=code)
     samples: list[float] = []
     while proc.poll() is None:
         samples.append(rss_mb(proc.pid))
