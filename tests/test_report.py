@@ -326,6 +326,7 @@ async def test_the_tournament_rewrites_its_report_as_games_finish_and_a_failing_
     finally:
         files.close()
     assert result.complete and result.played == 6
+    assert report._standings is result.standings  # one copy of each game's scoring
     assert [numbers for _, numbers in viewer.calls] == [[1], [1, 2], [1, 2, 3], [1, 2, 3, 4], [1, 2, 3, 4, 5],
                                                        [1, 2, 3, 4, 5, 6]]  # after each game; nothing new at the end
     assert [n for n, _, _ in listed_games(tmp_path)] == [1, 2, 3, 4, 5, 6]

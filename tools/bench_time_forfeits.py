@@ -26,6 +26,7 @@ from pathlib import Path
 import bench_referee
 import trio
 
+from santorini_server.records import read_archive
 from santorini_server.tournament.config import Settings, TournamentConfig
 from santorini_server.tournament.output import TournamentFiles
 from santorini_server.tournament.pool import default_processes, local_backend
@@ -57,12 +58,13 @@ def main() -> None:
             start = time.monotonic()
             processes = default_processes(concurrency) if args.backend == "processes" else 1
             backend = local_backend(config, processes)
-            result = trio.run(partial(run_tournament, config, files, backend=backend, emit=lambda line: None))
+            trio.run(partial(run_tournament, config, files, backend=backend, emit=lambda line: None))
             files.close()
-            tags = collections.Counter(r.termination for r in result.records)
-            forfeits = [r.termination_detail for r in result.records if r.termination == "time"]
+            records = read_archive(Path(tmp) / f"c{concurrency}" / "games.msgpack")[0]
+            tags = collections.Counter(r.termination for r in records)
+            forfeits = [r.termination_detail for r in records if r.termination == "time"]
             referees = f"{processes} referee process{'es' if processes > 1 else ''}"
-            print(f"concurrency {concurrency} ({referees}): {len(result.records)} games of {turns} turns at {args.tc} in "
+            print(f"concurrency {concurrency} ({referees}): {len(records)} games of {turns} turns at {args.tc} in "
                   f"{time.monotonic() - start:.0f} s; terminations {dict(tags)}; time forfeits {len(forfeits)}"
                   + (f" ({', '.join(forfeits[:5])})" if forfeits else ""))
 

@@ -39,6 +39,7 @@ import bench_referee
 import machine_ceiling
 import trio
 
+from santorini_server.records import GameRecord, iter_archive
 from santorini_server.tournament.config import Settings, TournamentConfig
 from santorini_server.tournament.output import TournamentFiles
 from santorini_server.tournament.pool import pin_to, usable_cpus
@@ -116,13 +117,19 @@ async def run(config: TournamentConfig, out: Path, sample: list[int] | None = No
                     sample.append(rss_kb())
                     await trio.sleep(0.05)
             nursery.start_soon(sampler)
-        result = await run_tournament(config, files, backend=backend, emit=lambda line: None)
+        await run_tournament(config, files, backend=backend, emit=lambda line: None)
         nursery.cancel_scope.cancel()
     os.sched_setaffinity(0, everywhere)
     files.close()
-    turns = sum(len(r.turns) for r in result.records)
+    turns = await trio.to_thread.run_sync(_turns, out / "games.msgpack")
     cpu = None if backend is not None else time.process_time() - cpu0
     return time.perf_counter() - wall0, cpu, turns
+
+
+def _turns(archive: Path) -> int:
+    """Turns played in ``archive``, read a game at a time."""
+    with open(archive, "rb") as f:
+        return sum(len(r.turns) for r in iter_archive(f) if isinstance(r, GameRecord))
 
 
 def main() -> None:

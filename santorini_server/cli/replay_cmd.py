@@ -13,16 +13,19 @@ back in file order.
 
 from __future__ import annotations
 
+import collections
 import dataclasses
+import itertools
 import mmap
 import os
 import signal
+import stat
 import sys
 from collections.abc import Iterator
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import cast
+from typing import BinaryIO, cast
 
 import click
 
@@ -39,12 +42,15 @@ from ..records import (
     TurnRecord,
     atomic_file,
     convert_records,
+    detect_file_format,
     detect_format,
     format_comment,
     format_elimination,
     format_of_name,
+    iter_file_lines,
     iter_frames,
     iter_sgn,
+    iter_stream_frames,
     map_file,
     read_frame,
     sgn_lines,
@@ -103,26 +109,57 @@ class Row:
 
 
 class _Reader:
-    """Yields work units (and damage) of a file in order; remembers an SGN error at the end."""
+    """Yields work units (and damage) of a file in order; remembers an SGN error at the end.
+
+    A regular file is read as a stream (archive frames or SGN lines, one at a time), so memory
+    stays bounded whatever its size; anything else (a pipe) is read whole first.
+    """
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self.data = _open_data(path)
-        self.kind = detect_format(self.data)
         self.error: str | None = None
+        self.data: bytes | mmap.mmap | None = None
+        self._file: BinaryIO | None = None
+        try:
+            f = open(path, "rb")  # noqa: SIM115 - kept open until close()
+        except IsADirectoryError:
+            raise _fail(f"{path} is a directory, not a game record file") from None
+        except OSError as exc:
+            raise _fail(f"cannot read {path}: {exc.strerror or exc}") from None
+        try:
+            if f.seekable() and stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+                self._file = f
+                self.kind = detect_file_format(f)
+                return
+            self.data = map_file(f)
+        except OSError as exc:
+            f.close()
+            raise _fail(f"cannot read {path}: {exc.strerror or exc}") from None
+        f.close()
+        self.kind = detect_format(self.data)
 
     def items(self) -> Iterator[Unit | CorruptFrame]:
-        if self.kind == "msgpack":
-            yield from iter_frames(self.data)
+        f, data = self._file, self.data
+        if f is not None:
+            f.seek(0)
+            frames, lines = (iter_stream_frames(f.read), None) if self.kind == "msgpack" else (None, iter_file_lines(f))
+        else:
+            assert data is not None
+            frames, lines = (iter_frames(data), None) if self.kind == "msgpack" else (None, sgn_lines(data))
+        if frames is not None:
+            yield from frames
             return
+        assert lines is not None
         try:
-            yield from iter_sgn(sgn_lines(self.data))
+            yield from iter_sgn(lines)
         except SgnError as exc:
             self.error = f"{self.path}: {exc}"
 
     def close(self) -> None:
         if isinstance(self.data, mmap.mmap):
             self.data.close()
+        if self._file is not None:
+            self._file.close()
 
 
 def _record_of(unit: Unit) -> GameRecord | CorruptFrame:
@@ -150,46 +187,91 @@ def _ignore_sigint() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent reports Ctrl-C once
 
 
+def _pieces(items: Iterator[Unit | CorruptFrame]) -> Iterator[list[Unit] | CorruptFrame]:
+    """Chunks of at most :data:`_CHUNK` units, damage in place between them, in file order."""
+    chunk: list[Unit] = []
+    for item in items:
+        if isinstance(item, CorruptFrame):
+            if chunk:
+                yield chunk
+                chunk = []
+            yield item
+            continue
+        chunk.append(item)
+        if len(chunk) == _CHUNK:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk
+
+
+def _in_pool(pool: ProcessPoolExecutor, pieces: Iterator[list[Unit] | CorruptFrame], ahead: int,
+             ) -> Iterator[list[Row | CorruptFrame] | CorruptFrame]:
+    """Each chunk's rows from the pool, in order, with at most ``ahead`` chunks in flight (the
+    file is read only as fast as the workers check it)."""
+    pending: collections.deque[Future[list[Row | CorruptFrame]] | CorruptFrame] = collections.deque()
+    in_flight = 0
+    for piece in pieces:
+        if isinstance(piece, CorruptFrame):
+            pending.append(piece)
+            continue
+        pending.append(pool.submit(_check_chunk, piece))
+        in_flight += 1
+        while in_flight > ahead:
+            done = pending.popleft()
+            if not isinstance(done, CorruptFrame):
+                in_flight -= 1
+                yield done.result()
+            else:
+                yield done
+    for done in pending:
+        yield done if isinstance(done, CorruptFrame) else done.result()
+
+
 def checked_rows(reader: _Reader, jobs: int | None) -> Iterator[tuple[int, Row] | CorruptFrame]:
     """(game number, row) for every readable game, and the damaged regions, in file order.
 
-    Game numbers count readable games from 1, as ``--game N`` does.
+    Game numbers count readable games from 1, as ``--game N`` does.  The file is read as the
+    games are checked: at most :data:`_PARALLEL_FROM` games are read ahead to choose between
+    worker processes and this one, and a few chunks per worker while they check.
     """
-    items = list(reader.items())
-    games = sum(1 for i in items if not isinstance(i, CorruptFrame))
+    pieces = _pieces(reader.items())
+    head: list[list[Unit] | CorruptFrame] = []
+    games = chunks = 0
+    for piece in pieces:
+        head.append(piece)
+        if isinstance(piece, list):
+            games += len(piece)
+            chunks += 1
+            if games >= _PARALLEL_FROM:
+                break
     if jobs is None:
         jobs = min(os.cpu_count() or 1, 8) if games >= _PARALLEL_FROM else 1
-    # chunks of units; damage stays in place between them
-    pieces: list[list[Unit] | CorruptFrame] = []
-    for item in items:
-        if isinstance(item, CorruptFrame):
-            pieces.append(item)
-        elif pieces and isinstance(pieces[-1], list) and len(pieces[-1]) < _CHUNK:
-            pieces[-1].append(item)
-        else:
-            pieces.append([item])
-    chunks = [p for p in pieces if isinstance(p, list)]
-    if jobs > 1 and len(chunks) > 1:
+    everything = itertools.chain(head, pieces)
+    del head
+    pool: ProcessPoolExecutor | None = None
+    if jobs > 1 and chunks > 1:
         pool = ProcessPoolExecutor(max_workers=jobs, initializer=_ignore_sigint)
-        try:
-            results = iter(list(pool.map(_check_chunk, chunks)))
-        finally:
-            pool.shutdown(wait=True, cancel_futures=True)
+        results: Iterator[list[Row | CorruptFrame] | CorruptFrame] = _in_pool(pool, everything, 2 * jobs)
     else:
-        results = (_check_chunk(c) for c in chunks)
+        results = (p if isinstance(p, CorruptFrame) else _check_chunk(p) for p in everything)
     number = 0
-    for piece in pieces:
-        if isinstance(piece, CorruptFrame):
-            yield piece
-            continue
-        for row in next(results):
-            if isinstance(row, CorruptFrame):
-                yield row
+    try:
+        for checked in results:
+            if isinstance(checked, CorruptFrame):
+                yield checked
                 continue
-            number += 1
-            yield number, dataclasses.replace(
-                row, problems=tuple(dataclasses.replace(p, game_number=number) for p in row.problems)
-            )
+            for row in checked:
+                if isinstance(row, CorruptFrame):
+                    yield row
+                    continue
+                number += 1
+                yield number, dataclasses.replace(
+                    row, problems=tuple(dataclasses.replace(p, game_number=number) for p in row.problems)
+                )
+    finally:
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _damage_text(item: CorruptFrame) -> str:

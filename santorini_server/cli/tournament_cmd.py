@@ -427,7 +427,7 @@ def tournament(
     io_log = make_io_log() if debug else None
     try:
         try:
-            report = ReportWriter(directory, config_info(config, directory.resolve().name))
+            report = ReportWriter(directory, config_info(config, directory.resolve().name), archive=directory / ARCHIVE)
             result = trio.run(lambda: run_tournament(config, files, backend=executor, emit=console.emit,
                                                      progress=console.progress, io_log=io_log, report=report))
         except KeyboardInterrupt:  # Ctrl-C before the run's own signal handling was in place

@@ -13,6 +13,7 @@ are re-validated by the rules engine at replay. See SPEC.md section 13.
 from .archive import (
     encode_frame,
     iter_archive,
+    iter_archive_frames,
     map_file,
     read_archive,
     read_frame,
@@ -26,8 +27,10 @@ from .convert import (
     Format,
     archive_to_sgn,
     convert_records,
+    detect_file_format,
     detect_format,
     format_of_name,
+    iter_file_lines,
     iter_records,
     record_bytes,
     sgn_lines,
@@ -43,6 +46,7 @@ from .frames import (
     Frame,
     frame_payload,
     iter_frames,
+    iter_stream_frames,
 )
 from .game import (
     ELIMINATION_TERMINATIONS,
@@ -95,16 +99,18 @@ __all__ = [
     "iter_sgn",
     # frames
     "ArchiveError", "CorruptFrame", "Frame", "MAGIC", "HEADER_SIZE", "MAX_PAYLOAD", "frame_payload",
-    "iter_frames",
+    "iter_frames", "iter_stream_frames",
     # payload
     "SCHEMA_VERSION", "encode_record", "decode_record",
     # archive
-    "encode_frame", "read_frame", "scan_archive", "map_file", "iter_archive", "read_archive", "read_record_at",
+    "encode_frame", "read_frame", "scan_archive", "map_file", "iter_archive", "iter_archive_frames", "read_archive",
+    "read_record_at",
     # durable files and the writers
     "DurableAppender", "atomic_file", "fsync_dir", "ArchiveWriter", "SgnWriter", "DeferredSgnWriter",
     "ResultsWriter",
     "result_summary",
     # convert
-    "Format", "FORMATS", "detect_format", "format_of_name", "sgn_lines", "iter_records", "record_bytes",
+    "Format", "FORMATS", "detect_format", "detect_file_format", "format_of_name", "sgn_lines", "iter_file_lines",
+    "iter_records", "record_bytes",
     "Conversion", "convert_records", "sgn_to_archive", "archive_to_sgn",
 ]

@@ -1,4 +1,4 @@
-"""The game archive (``games.msgpack``): records framed one per game, and reading whole archives.
+"""The game archive (``games.msgpack``): records framed one per game, and reading archives.
 
 An archive is the frames of :mod:`.frames` holding the payloads of :mod:`.payload`. A frame whose
 checksums pass but whose payload does not decode (a future schema version, a writer's bug) is
@@ -14,11 +14,24 @@ import stat
 from collections.abc import Iterator
 from typing import BinaryIO
 
-from .frames import _HEADER, HEADER_SIZE, MAX_PAYLOAD, ArchiveError, CorruptFrame, Frame, frame_payload, iter_frames
+from .frames import (
+    _HEADER,
+    HEADER_SIZE,
+    MAX_PAYLOAD,
+    ArchiveError,
+    CorruptFrame,
+    Frame,
+    frame_payload,
+    iter_frames,
+    iter_stream_frames,
+)
 from .game import GameRecord
 from .payload import decode_record, encode_record
 
-__all__ = ["encode_frame", "read_frame", "scan_archive", "map_file", "iter_archive", "read_archive", "read_record_at"]
+__all__ = [
+    "encode_frame", "read_frame", "scan_archive", "map_file", "iter_archive", "iter_archive_frames", "read_archive",
+    "read_record_at",
+]
 
 
 def encode_frame(record: GameRecord) -> bytes:
@@ -60,17 +73,30 @@ def map_file(fileobj: BinaryIO) -> bytes | mmap.mmap:
     return fileobj.read()
 
 
-def iter_archive(fileobj: BinaryIO) -> Iterator[GameRecord | CorruptFrame]:
+def iter_archive(fileobj: BinaryIO, offset: int = 0) -> Iterator[GameRecord | CorruptFrame]:
     """Records of an archive file, with :class:`CorruptFrame` reports for damaged regions.
 
-    Reads the whole file from its beginning; offsets in the reports are byte offsets in the file.
+    Reads the file as a stream from byte ``offset`` (a seekable file is sought there; a pipe is
+    read from where it is), one frame at a time: memory stays bounded by one frame and a read
+    buffer whatever the archive's size. Offsets in the reports are byte offsets in the file.
     """
-    data = map_file(fileobj)
-    try:
-        yield from scan_archive(data)
-    finally:
-        if isinstance(data, mmap.mmap):
-            data.close()
+    if fileobj.seekable():
+        fileobj.seek(offset)
+    for item in iter_stream_frames(fileobj.read, offset):
+        yield item if isinstance(item, CorruptFrame) else read_frame(item)
+
+
+def iter_archive_frames(fileobj: BinaryIO, offset: int = 0) -> Iterator[tuple[Frame, GameRecord] | CorruptFrame]:
+    """:func:`iter_archive`, each record with its frame (its offset and size in the file); a
+    frame whose payload does not decode is reported as damage."""
+    if fileobj.seekable():
+        fileobj.seek(offset)
+    for item in iter_stream_frames(fileobj.read, offset):
+        if isinstance(item, CorruptFrame):
+            yield item
+            continue
+        record = read_frame(item)
+        yield record if isinstance(record, CorruptFrame) else (item, record)
 
 
 def read_archive(path: str | os.PathLike[str]) -> tuple[list[GameRecord], list[CorruptFrame]]:

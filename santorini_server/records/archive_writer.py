@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import mmap
-
 from .archive import encode_frame
 from .durable import DurableAppender
-from .frames import MAGIC, ArchiveError, CorruptFrame, Frame, iter_frames
+from .frames import MAGIC, ArchiveError, CorruptFrame, Frame, iter_stream_frames
 from .game import GameRecord
 
 __all__ = ["ArchiveWriter"]
@@ -35,12 +33,11 @@ class ArchiveWriter(DurableAppender):
         damage: list[CorruptFrame] = []
         size = self._size()
         if size:
-            with mmap.mmap(self._fd, 0, access=mmap.ACCESS_READ) as data:
-                for item in iter_frames(data):
-                    if isinstance(item, Frame):
-                        self.count += 1
-                    else:
-                        damage.append(item)
+            for item in iter_stream_frames(self._reader(), 0):  # a frame at a time: any size of archive
+                if isinstance(item, Frame):
+                    self.count += 1
+                else:
+                    damage.append(item)
         self.damage = tuple(damage)
         if size and self.count == 0 and self._read(0, len(MAGIC)) != MAGIC[: min(size, len(MAGIC))]:
             raise ArchiveError(f"{self.path!r} is not a game archive (no frames); refusing to append")

@@ -9,6 +9,7 @@ UTF-8 text (an archive whose first frame is damaged), is an archive; anything el
 
 from __future__ import annotations
 
+import codecs
 import mmap
 import os
 from collections.abc import Callable, Iterable, Iterator
@@ -24,6 +25,8 @@ __all__ = [
     "Format",
     "FORMATS",
     "detect_format",
+    "detect_file_format",
+    "iter_file_lines",
     "format_of_name",
     "sgn_lines",
     "iter_records",
@@ -49,6 +52,45 @@ def detect_format(data: bytes | mmap.mmap) -> Format:
         except UnicodeDecodeError:
             return "msgpack"
     return "sgn"
+
+
+def detect_file_format(f: BinaryIO, chunk: int = 1 << 20) -> Format:
+    """:func:`detect_format` of a seekable file, read in chunks from its start (a file that does
+    not begin with the magic is read to its end, a chunk at a time); left positioned at 0."""
+    f.seek(0)
+    head = f.read(len(MAGIC))
+    if head == MAGIC:
+        f.seek(0)
+        return "msgpack"
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    found = False
+    text = True
+    carry = b""
+    data = head
+    while data:
+        found = found or (carry + data).find(MAGIC) >= 0
+        carry = (carry + data)[-(len(MAGIC) - 1):]
+        if text:
+            try:
+                decoder.decode(data)
+            except UnicodeDecodeError:
+                text = False
+        if found and not text:
+            break
+        data = f.read(chunk)
+    if text and found:
+        try:
+            decoder.decode(b"", final=True)
+        except UnicodeDecodeError:
+            text = False
+    f.seek(0)
+    return "msgpack" if found and not text else "sgn"
+
+
+def iter_file_lines(f: BinaryIO) -> Iterator[str]:
+    """:func:`sgn_lines` of a file, read a line at a time."""
+    for line in f:
+        yield line.decode("utf-8")
 
 
 def format_of_name(name: str | os.PathLike[str]) -> Format | None:

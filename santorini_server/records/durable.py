@@ -12,7 +12,7 @@ import contextlib
 import os
 import tempfile
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import BinaryIO, Self
 
 from .frames import ArchiveError
@@ -122,13 +122,29 @@ class DurableAppender:
     def _read(self, offset: int, size: int) -> bytes:
         return os.pread(self._fd, size, offset)
 
+    def _reader(self, offset: int = 0) -> Callable[[int], bytes]:
+        """``read(n)`` over the file from byte ``offset`` (positioned reads: the file's own
+        offset, at its end for appending, is not moved)."""
+        at = offset
+
+        def read(n: int) -> bytes:
+            nonlocal at
+            data = os.pread(self._fd, n, at)
+            at += len(data)
+            return data
+
+        return read
+
     def _truncate(self, size: int) -> None:
         os.ftruncate(self._fd, size)
         os.fsync(self._fd)
 
     def _find_last(self, needle: bytes) -> int:
         """Offset of the last ``needle`` in the file, or -1; reads backwards in growing windows."""
-        size = self._size()
+        return self._find_last_before(needle, self._size())
+
+    def _find_last_before(self, needle: bytes, size: int) -> int:
+        """Offset of the last ``needle`` before byte ``size``, or -1 (growing windows backwards)."""
         window = 64 * 1024
         while True:
             start = max(0, size - window)
@@ -159,6 +175,11 @@ class DurableAppender:
                     self._truncate(offset)
                 raise
             return offset
+
+    def sync(self) -> None:
+        """fsync what was appended (a writer opened with ``durable=False``, at a point that
+        needs it: before a rebuilt file replaces another)."""
+        os.fsync(self._fd)
 
     def close(self) -> None:
         """Close the file (idempotent). Everything appended is already on disk."""

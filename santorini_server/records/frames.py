@@ -35,7 +35,7 @@ from __future__ import annotations
 import mmap
 import struct
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from .game import RecordError
@@ -49,6 +49,7 @@ __all__ = [
     "Frame",
     "frame_payload",
     "iter_frames",
+    "iter_stream_frames",
 ]
 
 MAGIC = b"\x89SGR"
@@ -111,7 +112,7 @@ def frame_payload(payload: bytes) -> bytes:
 _OK, _BAD, _SHORT = 0, 1, 2
 
 
-def _check_frame(data: bytes | mmap.mmap, o: int) -> tuple[int, str, bytes]:
+def _check_frame(data: bytes | bytearray | mmap.mmap, o: int) -> tuple[int, str, bytes]:
     """(status, reason, payload) of the frame candidate at ``o`` (magic already matched)."""
     n = len(data)
     if o + HEADER_SIZE > n:
@@ -125,10 +126,79 @@ def _check_frame(data: bytes | mmap.mmap, o: int) -> tuple[int, str, bytes]:
     end = o + HEADER_SIZE + length
     if end > n:
         return _SHORT, f"payload cut off after {n - o - HEADER_SIZE} of {length} bytes", b""
-    payload = data[o + HEADER_SIZE : end]
+    payload = data[o + HEADER_SIZE : end] if not isinstance(data, bytearray) else bytes(data[o + HEADER_SIZE : end])
     if zlib.crc32(payload) != crc:
         return _BAD, "payload checksum mismatch", b""
     return _OK, "", payload
+
+
+class _Window:
+    """The part of a byte stream the scanner still needs, at absolute offset ``base``.
+
+    Over data held in memory (``read`` None) it is all of it, at its end from the start; over a
+    stream it is refilled with reads of :data:`_CHUNK` bytes, and bytes before the scanner's
+    search position are dropped as it refills, so it never holds more than one frame (at most
+    :data:`MAX_PAYLOAD`) and a chunk.
+    """
+
+    def __init__(self, data: bytes | bytearray | mmap.mmap, read: Callable[[int], bytes] | None, base: int) -> None:
+        self.data = data
+        self.base = base
+        self._read = read
+        self.eof = read is None
+        self._keep = base  # bytes before this absolute offset are no longer needed
+
+    @property
+    def end(self) -> int:
+        return self.base + len(self.data)
+
+    def release(self, upto: int) -> None:
+        """The scanner will not look before absolute offset ``upto`` again."""
+        self._keep = max(self._keep, upto)
+
+    def fill(self, upto: int) -> None:
+        """Read until the window reaches absolute offset ``upto`` or the stream ends."""
+        if self.eof or self.end >= upto:
+            return
+        assert self._read is not None
+        assert isinstance(self.data, bytearray)
+        drop = self._keep - self.base
+        if drop > 0:
+            del self.data[:drop]
+            self.base += drop
+        while self.end < upto:
+            chunk = self._read(max(_CHUNK, upto - self.end))
+            if not chunk:
+                self.eof = True
+                return
+            self.data += chunk
+
+    def find(self, pos: int) -> int:
+        """Absolute offset of the next magic at or after ``pos``, reading on as needed; -1 if none."""
+        while True:
+            o = self.data.find(MAGIC, pos - self.base)
+            if o >= 0:
+                return o + self.base
+            if self.eof:
+                return -1
+            # a magic may straddle the window's end: keep its last bytes
+            self.release(max(pos, self.end - (len(MAGIC) - 1)))
+            pos = max(pos, self.end - (len(MAGIC) - 1))
+            self.fill(self.end + 1)
+
+    def check(self, o: int) -> tuple[int, str, bytes]:
+        """:func:`_check_frame` at absolute offset ``o``, with the whole frame read in if it fits."""
+        self.fill(o + HEADER_SIZE)
+        status, reason, payload = _check_frame(self.data, o - self.base)
+        if status == _SHORT and not self.eof and self.end >= o + HEADER_SIZE:
+            length = _HEADER.unpack(self.data[o - self.base : o - self.base + HEADER_SIZE])[1]
+            self.fill(o + HEADER_SIZE + length)
+            status, reason, payload = _check_frame(self.data, o - self.base)
+        return status, reason, payload
+
+
+#: Bytes read at a time when scanning a stream.
+_CHUNK = 1 << 20
 
 
 def iter_frames(data: bytes | mmap.mmap) -> Iterator[Frame | CorruptFrame]:
@@ -136,33 +206,52 @@ def iter_frames(data: bytes | mmap.mmap) -> Iterator[Frame | CorruptFrame]:
 
     Pure (no I/O): ``data`` is the whole archive. Never raises on bad data.
     """
-    n = len(data)
-    good_end = 0  # end of the last good frame
-    pos = 0  # where the magic search resumes
+    return _scan(_Window(data, None, 0))
+
+
+def iter_stream_frames(read: Callable[[int], bytes], offset: int = 0) -> Iterator[Frame | CorruptFrame]:
+    """:func:`iter_frames` over a stream, read as it is scanned: ``read(n)`` returns up to ``n``
+    more bytes (``b""`` at the end), the first of them at byte ``offset`` of the archive (the
+    offsets reported count from the archive's start). Memory stays bounded by one frame and a
+    chunk of :data:`_CHUNK` bytes, whatever the archive's size; what is reported is exactly what
+    :func:`iter_frames` reports for the same bytes.
+
+    Raises:
+        OSError: what ``read`` raises.
+    """
+    return _scan(_Window(bytearray(), read, offset))
+
+
+def _scan(w: _Window) -> Iterator[Frame | CorruptFrame]:
+    good_end = w.base  # end of the last good frame
+    pos = w.base  # where the magic search resumes
     first_fail: tuple[int, str] | None = None  # first refused candidate since good_end
     first_short: tuple[int, str] | None = None  # first candidate cut off by the end of data
-    while (o := data.find(MAGIC, pos)) >= 0:
-        status, reason, payload = _check_frame(data, o)
+    while (o := w.find(pos)) >= 0:
+        status, reason, payload = w.check(o)
         if status != _OK:
             if first_fail is None:
                 first_fail = (o, reason)
             if status == _SHORT and first_short is None:
                 first_short = (o, reason)
             pos = o + 1
+            w.release(pos)
             continue
         if o > good_end:
             why = first_fail[1] if first_fail is not None else "bytes outside any frame"
             yield CorruptFrame(good_end, o - good_end, why)
         yield Frame(o, payload)
         good_end = pos = o + HEADER_SIZE + len(payload)
+        w.release(pos)
         first_fail = first_short = None
+    n = w.end
     if good_end == n:
         return
     # The tail after the last good frame: find where an interrupted write began, if anywhere.
     cut: tuple[int, str] | None = first_short
     if cut is None:
         for k in range(len(MAGIC) - 1, 0, -1):
-            if n - k >= good_end and data[n - k : n] == MAGIC[:k]:
+            if n - k >= good_end and w.data[n - k - w.base : n - w.base] == MAGIC[:k]:
                 cut = (n - k, f"frame magic cut off after {k} bytes")
                 break
     if cut is None:

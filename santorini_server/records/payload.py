@@ -23,6 +23,7 @@ every record from anywhere.
 
 from __future__ import annotations
 
+import sys
 from typing import Any, Literal, TypeVar
 
 import msgspec
@@ -111,6 +112,15 @@ def _decoded(decoder: msgspec.msgpack.Decoder[_T], payload: bytes) -> _T:
         raise ArchiveError(f"payload is not msgpack: {e}") from None
 
 
+#: Tags whose values a tournament keeps per game (its standings and report name the players and
+#: the termination): decoded once per distinct value, not once per game.
+_SHARED = frozenset({"Player1", "Player2", "Player3", "Player4", "Termination", "Gods", "Result"})
+
+
+def _tags(tags: list[tuple[str, str]]) -> tuple[tuple[str, str], ...]:
+    return tuple([(name, sys.intern(value)) if name in _SHARED else (name, value) for name, value in tags])
+
+
 def decode_record(payload: bytes) -> GameRecord:
     """The record in a msgpack payload.
 
@@ -121,7 +131,7 @@ def decode_record(payload: bytes) -> GameRecord:
     obj = _decoded(_DECODER, payload)
     try:
         eliminations = tuple([Elimination(*astuple(e)) for e in obj.elim])
-        return GameRecord(tuple(obj.tags), tuple([TurnRecord(*astuple(t)) for t in obj.turns]), eliminations)
+        return GameRecord(_tags(obj.tags), tuple([TurnRecord(*astuple(t)) for t in obj.turns]), eliminations)
     except RecordError as e:
         raise ArchiveError(f"payload is not a valid record: {e}") from None
 
@@ -139,6 +149,6 @@ def decode_record_without_turns(payload: bytes) -> GameRecord:
     if obj.elim:
         return decode_record(payload)
     try:
-        return GameRecord(tuple(obj.tags), ())
+        return GameRecord(_tags(obj.tags), ())
     except RecordError as e:
         raise ArchiveError(f"payload is not a valid record: {e}") from None

@@ -58,6 +58,20 @@ class ResultsWriter(DurableAppender):
             self.recovered = CorruptFrame(start, size - start, "half-written result line", True)
             self._truncate(start)
 
+    def last_game(self) -> int | None:
+        """The ``game`` of the file's last line (None: no lines, or that line does not hold one)."""
+        size = self._size()
+        if size == 0:
+            return None
+        end = size - 1 if self._read(size - 1, 1) == b"\n" else size
+        start = self._find_last_before(b"\n", end) + 1
+        try:
+            line = json.loads(self._read(start, end - start).decode("utf-8"))
+        except ValueError:
+            return None
+        game = line.get("game") if isinstance(line, dict) else None
+        return game if isinstance(game, int) and not isinstance(game, bool) else None
+
     def append(self, record: GameRecord) -> int:
         """Append the record's summary line and fsync; returns its byte offset."""
         line = json.dumps(result_summary(record), ensure_ascii=False, separators=(",", ":"))

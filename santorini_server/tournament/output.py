@@ -1,28 +1,51 @@
 """The tournament folder: the archive (source of truth), SGN and JSON Lines (derived), settings.
 
 Theory of operation.  ``games.msgpack`` is the record of what finished: a game counts only once
-its frame is fsync'd there.  ``games.sgn`` and ``results.jsonl`` are written right after (not
-fsync'd: an fsync per file per game would cost throughput for nothing), for people and scripts;
-if the referee or the machine dies they can lag the archive or lose a tail, so on resume they
-are rebuilt from the archive (written to a temporary file, fsync'd, renamed),
-which keeps every finished game exactly once in every file.  All writes happen in a worker
-thread: an fsync must never stall the event loop that times the engines.
+its frame is fsync'd there.  ``games.sgn`` and ``results.jsonl`` are written right after, in
+the archive's order (not fsync'd: an fsync per file per game would cost throughput for
+nothing), for people and scripts; if the referee or the machine dies they can lag the archive
+or lose a tail.  On resume the archive is read as a stream, a frame at a time (each record is
+handed to the caller and let go), and each derived file is checked by its last game: if that is
+the archive's last game the file is left as it is; if it is an earlier game of the archive,
+the games after it are appended, read again from the archive from that frame on; otherwise (no
+file, no readable last game, a game the archive does not hold) the file is rebuilt from the
+archive, streamed into a temporary file that is fsync'd and renamed over it.  Every finished
+game is so kept exactly once in every file, and memory stays bounded by one game whatever the
+archive's size.  All writes happen in a worker thread: an fsync must never stall the event loop
+that times the engines.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 import trio
 
-from ..records import ArchiveWriter, CorruptFrame, GameRecord, ResultsWriter, SgnWriter, read_archive
+from ..records import (
+    ArchiveError,
+    ArchiveWriter,
+    CorruptFrame,
+    GameRecord,
+    RecordError,
+    ResultsWriter,
+    SgnWriter,
+    iter_archive,
+    iter_archive_frames,
+)
 
 __all__ = ["TournamentFiles", "ARCHIVE", "SGN", "RESULTS"]
 
 ARCHIVE = "games.msgpack"
 SGN = "games.sgn"
 RESULTS = "results.jsonl"
+
+_Derived = TypeVar("_Derived", SgnWriter, ResultsWriter)
+
+Visit = Callable[[GameRecord, int], None]
+"""Called with each record already in the archive and its frame's byte offset, in file order."""
 
 
 class TournamentFiles:
@@ -35,34 +58,78 @@ class TournamentFiles:
         self._results: ResultsWriter | None = None
 
     def open(self) -> tuple[list[GameRecord], list[CorruptFrame]]:
-        """Open for appending; return the games already recorded (resume) and any damage found.
-
-        The derived files are rebuilt from the archive so they hold exactly its games.
-        """
-        self.directory.mkdir(parents=True, exist_ok=True)
-        archive_path = self.directory / ARCHIVE
+        """:meth:`resume`, returning the records already there as a list (for a caller that keeps
+        them all anyway); a tournament uses :meth:`resume`, which holds none of them."""
         records: list[GameRecord] = []
-        damage: list[CorruptFrame] = []
-        if archive_path.exists():
-            records, found = read_archive(archive_path)
-            damage = list(found)
-        self._archive = ArchiveWriter(archive_path)
-        self._rebuild(SGN, records, SgnWriter)
-        self._rebuild(RESULTS, records, ResultsWriter)
-        # the derived files are rebuilt from the archive on resume: no fsync per game for them
-        self._sgn = SgnWriter(self.directory / SGN, durable=False)
-        self._results = ResultsWriter(self.directory / RESULTS, durable=False)
+        damage = self.resume(lambda record, _offset: records.append(record))
         return records, damage
 
-    def _rebuild(self, name: str, records: list[GameRecord], writer_type: type) -> None:
-        path = self.directory / name
-        tmp = path.with_name(name + ".tmp")
+    def resume(self, visit: Visit | None = None) -> list[CorruptFrame]:
+        """Open for appending: hand each record already in the archive to ``visit`` (streamed,
+        in file order), bring the derived files level with the archive, and return the damaged
+        regions found in it (a torn last frame, then cut off, included)."""
+        self.directory.mkdir(parents=True, exist_ok=True)
+        archive_path = self.directory / ARCHIVE
+        self._archive = ArchiveWriter(archive_path)  # first: another referee's lock is refused here
+        # the derived files are rebuilt from the archive on resume: no fsync per game for them
+        sgn = _opened(SgnWriter, self.directory / SGN)
+        results = _opened(ResultsWriter, self.directory / RESULTS)
+        sgn_last = sgn.last.game_number if sgn is not None and sgn.last is not None else None
+        results_last = results.last_game() if results is not None else None
+        damage: list[CorruptFrame] = []
+        sgn_end = results_end = None  # where the archive's frame of each file's last game ends
+        last_end = 0  # end of the last readable frame
+        with open(archive_path, "rb") as f:
+            for item in iter_archive_frames(f):
+                if isinstance(item, CorruptFrame):
+                    damage.append(item)
+                    continue
+                frame, record = item
+                last_end = frame.offset + frame.size
+                number = record.game_number
+                if number is not None and number == sgn_last:
+                    sgn_end = last_end
+                if number is not None and number == results_last:
+                    results_end = last_end
+                if visit is not None:
+                    visit(record, frame.offset)
+        if self._archive.recovered is not None:  # the torn last frame the writer cut on opening
+            damage.append(self._archive.recovered)
+        self._sgn = self._level(SgnWriter, self.directory / SGN, sgn, sgn_end, last_end)
+        self._results = self._level(ResultsWriter, self.directory / RESULTS, results, results_end, last_end)
+        return damage
+
+    def _level(self, writer_type: type[_Derived], path: Path, writer: _Derived | None, since: int | None,
+               last_end: int) -> _Derived:
+        """The derived file at ``path`` (``writer``: opened, None if it does not read) holding the
+        archive's games: as it is, with the games after byte ``since`` of the archive (the end of
+        the frame of the file's last game) appended, or rebuilt (see the module docstring)."""
+        if writer is not None:
+            if since is None and last_end == 0 and os.path.getsize(path) == 0:
+                return writer  # an empty file for an archive with no game
+            if since is not None:
+                if since < last_end:
+                    self._append_from(writer, since)
+                return writer
+            writer.close()
+        return self._rebuild(writer_type, path)
+
+    def _append_from(self, writer: SgnWriter | ResultsWriter, offset: int) -> None:
+        """Append to ``writer`` every record of the archive after byte ``offset``."""
+        with open(self.directory / ARCHIVE, "rb") as f:
+            for item in iter_archive(f, offset):
+                if not isinstance(item, CorruptFrame):
+                    writer.append(item)
+
+    def _rebuild(self, writer_type: type[_Derived], path: Path) -> _Derived:
+        tmp = path.with_name(path.name + ".tmp")
         if tmp.exists():
             tmp.unlink()
-        with writer_type(tmp) as writer:
-            for record in records:
-                writer.append(record)
+        with writer_type(tmp, durable=False) as writer:
+            self._append_from(writer, 0)
+            writer.sync()
         os.replace(tmp, path)
+        return writer_type(path, durable=False)
 
     def _append(self, record: GameRecord) -> int:
         assert self._archive is not None
@@ -82,3 +149,13 @@ class TournamentFiles:
         for writer in (self._archive, self._sgn, self._results):
             if writer is not None:
                 writer.close()
+
+
+def _opened(writer_type: type[_Derived], path: Path) -> _Derived | None:
+    """``path`` opened for appending (a torn last game or line cut), or None: it does not read."""
+    try:
+        return writer_type(path, durable=False)
+    except ArchiveError:  # locked by another process
+        raise
+    except RecordError:
+        return None

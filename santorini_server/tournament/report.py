@@ -38,6 +38,7 @@ __all__ = [
     "Block",
     "ChartLine",
     "GameRow",
+    "GameSummary",
     "ReportData",
     "ReportInfo",
     "Table",
@@ -46,6 +47,7 @@ __all__ = [
     "config_info",
     "records_info",
     "game_blocks",
+    "game_summary",
     "numbered",
     "score_history",
     "standings_tables",
@@ -168,21 +170,24 @@ class ReportData:
 
 def build_report(
     info: ReportInfo,
-    games: Sequence[tuple[int, GameRecord]],
+    games: Sequence[tuple[int, GameRecord | GameSummary]],
     *,
     standings: Standings | None = None,
     block_size: int = BLOCK_SIZE,
 ) -> ReportData:
-    """The report of ``games``: each record with its schedule number (:func:`numbered` gives
-    them for records read from a file), any order.
+    """The report of ``games``: each record (or its :class:`GameSummary`) with its schedule
+    number (:func:`numbered` gives them for records read from a file), any order.
 
     ``standings``: the standings those games were counted into (a live report keeps its own);
-    None counts them here, with the engines of ``info`` listed first.
+    None counts them here, with the engines of ``info`` listed first (every game must then be
+    a record).
     """
     games = sorted(games, key=lambda game: game[0])
     if standings is None:
         standings = empty_standings(info.seats, info.engines)
         for number, record in games:
+            if not isinstance(record, GameRecord):
+                raise TypeError("build_report counts standings from records, not summaries")
             count_game(standings, record, number)
     names = list(standings.engines)
     blocks = game_blocks((n for n, _ in games), block_size)
@@ -216,8 +221,21 @@ def standings_tables(
     return _standings_table(standings, ranking), cross, _losses_table(standings, list(standings.engines))
 
 
-def _game_row(number: int, record: GameRecord, block: Block, index: int) -> GameRow:
-    tags = dict(record.tags)  # one pass over the tags, not one per field: 10,000 rows at each rewrite
+@dataclass(frozen=True, slots=True)
+class GameSummary:
+    """What the report's list shows of a game (a few short strings: a report of a million games
+    keeps these, not the records)."""
+
+    players: str
+    gods: str
+    result: str
+    termination: str
+    turns: int
+
+
+def game_summary(record: GameRecord) -> GameSummary:
+    """The row fields of ``record``: players, gods, result (with the winners), termination, turns."""
+    tags = dict(record.tags)  # one pass over the tags, not one per field
     gods = tags["Gods"]
     players = tuple(tags[f"Player{k}"] for k in range(1, gods.count("/") + 2))
     placings = record.placings
@@ -226,7 +244,12 @@ def _game_row(number: int, record: GameRecord, block: Block, index: int) -> Game
     else:
         winners = list(dict.fromkeys(name for name, place in zip(players, placings, strict=True) if place == 1))
         result = f"{tags['Result']} {'+'.join(winners)} won"
-    return GameRow(number, versus(players), gods, result, tags["Termination"], len(record.turns), block, index)
+    return GameSummary(versus(players), gods, result, tags["Termination"], len(record.turns))
+
+
+def _game_row(number: int, game: GameRecord | GameSummary, block: Block, index: int) -> GameRow:
+    g = game if isinstance(game, GameSummary) else game_summary(game)
+    return GameRow(number, g.players, g.gods, g.result, g.termination, g.turns, block, index)
 
 
 def _standings_table(standings: Standings, ranking: list[RankingRow] | None = None) -> Table:

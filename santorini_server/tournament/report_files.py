@@ -1,9 +1,13 @@
 """``report.html`` and the ``games/`` viewer files of a tournament folder, kept current as games finish.
 
-Theory of operation.  :class:`ReportWriter` keeps the games it was given and its own standings
-(counted by :func:`~.scoring.count_game`, as the tournament's), and on :meth:`ReportWriter.write`
-rewrites the viewer file of each block that gained a game since the last write, then
-``report.html``.  The tournament calls ``write`` at most every ``interval`` seconds as games
+Theory of operation.  :class:`ReportWriter` keeps, of each game it was given, the row the
+report lists (:class:`~.report.GameSummary`) and where its record is in the archive, and its own
+standings (counted by :func:`~.scoring.count_game`, as the tournament's, or the tournament's own
+standings, shared); on
+:meth:`ReportWriter.write` it rewrites the viewer file of each block that gained a game since the
+last write, reading that block's records again from the archive, then ``report.html``.  So a
+game costs the report about 150 bytes however long its record (``tools/bench_streaming.py``
+measures it), not the record's 15 KB.  The tournament calls ``write`` at most every ``interval`` seconds as games
 finish, and always at the end (or on Ctrl-C), so a 10,000-game run rewrites a 100-game viewer
 file, not every game, each time.  Every file is replaced whole (written beside it, then renamed):
 a browser or a crash never meets half a page.  The report is derived from the archive (a resumed
@@ -16,13 +20,18 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from ..records import GameRecord, atomic_file
-from .report import BLOCK_SIZE, Block, ReportInfo, block_of, build_report
+from ..records import GameRecord, atomic_file, read_record_at
+from .report import BLOCK_SIZE, Block, GameSummary, ReportInfo, block_of, build_report, game_summary
 from .report_page import render_report
 from .scoring import count_game, empty_standings
+
+if TYPE_CHECKING:
+    from ..stats.nseat_standings import NSeatStandings
+    from ..stats.standings import Standings
 
 __all__ = ["ReportWriter", "ViewerWriter", "REPORT", "GAMES_DIR", "default_viewer"]
 
@@ -44,19 +53,32 @@ def default_viewer() -> ViewerWriter:
     return write_viewer
 
 
+@dataclass(frozen=True, slots=True)
+class _Kept(GameSummary):
+    """A game as the report keeps it: its row, and its record's offset in the archive (or the
+    record itself when there is no archive to read it from)."""
+
+    where: int | GameRecord
+
+
 def _stderr(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
 
 
 class ReportWriter:
     """The report of one folder.  Not thread-safe: ``add`` and ``write`` are called in turn
-    (``write`` may run in a worker thread while the caller waits for it)."""
+    (``write`` may run in a worker thread while the caller waits for it).
+
+    ``archive``: the archive the games are in (their offsets are given to :meth:`add`); without
+    it, or for a game added without its offset, the record itself is kept.
+    """
 
     def __init__(
         self,
         directory: Path,
         info: ReportInfo,
         *,
+        archive: Path | None = None,
         viewer: ViewerWriter | None = None,
         interval: float = 5.0,
         slowdown: float = 10.0,
@@ -65,26 +87,50 @@ class ReportWriter:
     ) -> None:
         self.directory = directory
         self.info = info
+        self.archive = archive
         self.interval = interval
         self.slowdown = slowdown
         self.block_size = block_size
         self._viewer = viewer
         self._warn = warn
         self._warned = False
-        self._games: dict[int, GameRecord] = {}
+        self._games: dict[int, _Kept] = {}
+        self._strings: dict[str, str] = {}  # one copy of each player, gods, result and termination text
         self._standings = empty_standings(info.seats, info.engines)
+        self._counts = True  # False: the standings are the tournament's, which counts each game
         self._dirty: set[Block] = set()
         self._written_at: float | None = None
         self.cost = 0.0
         """Seconds the last :meth:`write` took."""
 
-    def add(self, record: GameRecord, number: int) -> None:
-        """Count a finished game (schedule number ``number``); shown at the next :meth:`write`."""
+    def add(self, record: GameRecord, number: int, offset: int | None = None) -> None:
+        """Count a finished game (schedule number ``number``, its frame at byte ``offset`` of the
+        archive); shown at the next :meth:`write`."""
         if number in self._games:
             raise ValueError(f"game {number} is already in the report")
-        count_game(self._standings, record, number)
-        self._games[number] = record
+        if self._counts:
+            count_game(self._standings, record, number)
+        g = game_summary(record)
+        share = self._strings.setdefault
+        self._games[number] = _Kept(share(g.players, g.players), share(g.gods, g.gods), share(g.result, g.result),
+                                    share(g.termination, g.termination), g.turns,
+                                    offset if offset is not None and self.archive is not None else record)
         self._dirty.add(block_of(number, self.block_size))
+
+    def share_standings(self, standings: Standings | NSeatStandings) -> None:
+        """Show ``standings`` instead of counting its own: the tournament's, into which its
+        owner counts every game it adds here (one copy of each game's scoring, not two)."""
+        if self._games:
+            raise ValueError("standings are shared before the first game is added")
+        self._standings = standings
+        self._counts = False
+
+    def _record(self, number: int) -> GameRecord:
+        where = self._games[number].where
+        if isinstance(where, GameRecord):
+            return where
+        assert self.archive is not None
+        return read_record_at(self.archive, where)
 
     def due(self, now: float) -> bool:
         """Whether a write is due at monotonic time ``now``: something changed, and ``interval``
@@ -125,12 +171,11 @@ class ReportWriter:
             viewer = self._viewer = self._viewer or default_viewer()
             games_dir.mkdir(parents=True, exist_ok=True)
         for block in sorted(self._dirty, key=lambda b: b.first):
-            numbers = sorted(n for n in self._games if block.first <= n <= block.last)
-            viewer([self._games[n] for n in numbers], self.directory / block.path,
+            numbers = sorted(n for n in range(block.first, block.last + 1) if n in self._games)
+            viewer([self._record(n) for n in numbers], self.directory / block.path,
                    title=f"{self.info.title}: games {block.first}-{block.last}")
             self._dirty.discard(block)
-        data = build_report(self.info, list(self._games.items()), standings=self._standings,
-                            block_size=self.block_size)
+        data = build_report(self.info, list(self._games.items()), standings=self._standings, block_size=self.block_size)
         html = render_report(data).encode("utf-8")
         with atomic_file(self.directory / REPORT) as f:
             f.write(html)

@@ -63,8 +63,28 @@ class TournamentResult:
     total: int = 0
     sprt: SprtStatus | None = None
     complete: bool = False
-    records: list[GameRecord] = field(default_factory=list)
     lost: list[LostGame] = field(default_factory=list)
+
+
+class _Done:
+    """The schedule numbers recorded, as bits: a million games in 125 KB (a set of ints would
+    take some 60 MB)."""
+
+    def __init__(self, total: int) -> None:
+        self._bits = bytearray(total // 8 + 1)
+        self._count = 0
+
+    def __contains__(self, number: object) -> bool:
+        return isinstance(number, int) and 0 <= number < 8 * len(self._bits) and bool(
+            self._bits[number >> 3] >> (number & 7) & 1)
+
+    def add(self, number: int) -> None:
+        if number not in self:
+            self._bits[number >> 3] |= 1 << (number & 7)
+            self._count += 1
+
+    def __len__(self) -> int:
+        return self._count
 
 
 class Backend(Protocol):
@@ -260,20 +280,23 @@ async def run_tournament(
     backend = backend or LocalBackend(config, io_log)
     names = [s.name for s in config.specs]
     standings = new_standings(config)
-    existing, damage = files.open()
-    for frame in damage:
-        emit(f"Warning: {files.directory / 'games.msgpack'}: skipped damaged bytes at {frame.offset}: {frame.reason}")
-    done: set[int] = set()
+    done = _Done(len(config.schedule))
     result = TournamentResult(standings, total=len(config.schedule))
-    for record in existing:
+    if report is not None:
+        report.share_standings(standings)  # counted once, below, for both
+
+    def resumed(record: GameRecord, offset: int) -> None:  # each game already recorded, streamed
         number = record.game_number
         if number is None or number in done or number > len(config.schedule):
-            continue
+            return
         done.add(number)
         count_game(standings, record, number)
-        result.records.append(record)
         if report is not None:
-            report.add(record, number)
+            report.add(record, number, offset)
+
+    damage = files.resume(resumed)
+    for frame in damage:
+        emit(f"Warning: {files.directory / 'games.msgpack'}: skipped damaged bytes at {frame.offset}: {frame.reason}")
     result.resumed = len(done)
     todo = [g for g in config.schedule if g.number not in done]
     if result.resumed:
@@ -317,17 +340,16 @@ async def run_tournament(
                 # it does not skip the bookkeeping and the Finished line below either, so what is
                 # printed and what is on disk agree
                 with trio.CancelScope(shield=True):
-                    await files.append(record)
+                    offset = await files.append(record)
                 done.add(number)
                 result.played += 1
-                result.records.append(record)
                 outcome = count_game(standings, record, number)
                 seated = tuple(names[i] for i in game.seats)
                 emit(f"Finished game {number} ({versus(seated)}): {outcome.result} {{{outcome.reason(seated)}}}")
                 if progress is not None:
                     progress(len(done), result.total, time.monotonic() - started_at)
                 if report is not None:
-                    report.add(record, number)
+                    report.add(record, number, offset)
                     if report.due(time.monotonic()):  # in a thread: the engines' clocks run meanwhile
                         await trio.to_thread.run_sync(report.write, time.monotonic())
                 if config.sprt is not None and standings.seats == 2:
