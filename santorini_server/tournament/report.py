@@ -202,7 +202,7 @@ def build_report(
         played=len(games),
         standings=_standings_table(standings),
         crosstable=_crosstable(standings) if standings.seats == 2 else None,
-        chart=score_history(names, (NSeatGame(number, record.players, record.placings) for number, record in games)),
+        chart=score_history(names, (_placed(number, game) for number, game in games)),
         losses=_losses_table(standings, names),
         terminations=tuple(sorted(counts.items(), key=lambda kv: order.index(kv[0]) if kv[0] in order else len(order))),
         games=rows,
@@ -231,6 +231,9 @@ class GameSummary:
     result: str
     termination: str
     turns: int
+    seats: tuple[str, ...]
+    """Each seat's engine, for the score chart (the names are shared among the rows)."""
+    placings: tuple[int, ...] | None
 
 
 def game_summary(record: GameRecord) -> GameSummary:
@@ -244,7 +247,14 @@ def game_summary(record: GameRecord) -> GameSummary:
     else:
         winners = list(dict.fromkeys(name for name, place in zip(players, placings, strict=True) if place == 1))
         result = f"{tags['Result']} {'+'.join(winners)} won"
-    return GameSummary(versus(players), gods, result, tags["Termination"], len(record.turns))
+    return GameSummary(versus(players), gods, result, tags["Termination"], len(record.turns), players, placings)
+
+
+def _placed(number: int, game: GameRecord | GameSummary) -> NSeatGame:
+    """The game's seats and placings, for the score chart."""
+    if isinstance(game, GameSummary):
+        return NSeatGame(number, game.seats, game.placings)
+    return NSeatGame(number, game.players, game.placings)
 
 
 def _game_row(number: int, game: GameRecord | GameSummary, block: Block, index: int) -> GameRow:

@@ -96,6 +96,8 @@ class ReportWriter:
         self._warned = False
         self._games: dict[int, _Kept] = {}
         self._strings: dict[str, str] = {}  # one copy of each player, gods, result and termination text
+        self._seatings: dict[tuple[str, ...], tuple[str, ...]] = {}
+        self._placings: dict[tuple[int, ...], tuple[int, ...]] = {}
         self._standings = empty_standings(info.seats, info.engines)
         self._counts = True  # False: the standings are the tournament's, which counts each game
         self._dirty: set[Block] = set()
@@ -112,8 +114,10 @@ class ReportWriter:
             count_game(self._standings, record, number)
         g = game_summary(record)
         share = self._strings.setdefault
+        seats = self._seatings.setdefault(g.seats, g.seats)  # one copy of each, like the strings
+        placings = self._placings.setdefault(g.placings, g.placings) if g.placings is not None else None
         self._games[number] = _Kept(share(g.players, g.players), share(g.gods, g.gods), share(g.result, g.result),
-                                    share(g.termination, g.termination), g.turns,
+                                    share(g.termination, g.termination), g.turns, seats, placings,
                                     offset if offset is not None and self.archive is not None else record)
         self._dirty.add(block_of(number, self.block_size))
 
