@@ -10,6 +10,8 @@ import time
 import uuid
 from pathlib import Path
 
+import pytest
+
 from santorini_server.cli.play_cmd import format_legal_turns
 from santorini_server.records import parse_sgn
 from santorini_server.records.replay import check_record
@@ -216,6 +218,18 @@ def test_an_out_file_that_cannot_be_appended_to_is_refused_before_the_game(tmp_p
         assert proc.returncode == 1 and "place both workers" not in proc.stdout
         assert proc.stderr.startswith(fragment) and proc.stderr.count("\n") == 1, proc.stderr
         assert out.read_bytes() == before
+
+
+@pytest.mark.parametrize("command", [["play", "random"], ["match", "random", "greedy", "--games", "2"]])
+def test_an_out_file_named_as_an_archive_is_refused_before_any_game(command: list[str], tmp_path: Path) -> None:
+    out = tmp_path / "games.msgpack"  # games are appended as SGN text: never under an archive's name
+    proc = subprocess.run(
+        [sys.executable, "-m", "santorini_server.cli", *command, "--out", str(out)],
+        input="", capture_output=True, text=True, cwd=tmp_path, timeout=60,
+    )
+    assert proc.returncode == 2 and not out.exists()
+    assert proc.stderr.endswith(f"Error: Invalid value for '--out': {out} names an archive, and games are appended as "
+                                "SGN text: name it .sgn (santorini convert FILE.sgn FILE.msgpack makes the archive)\n")
 
 
 # --- the pure helpers ----------------------------------------------------------------------

@@ -18,6 +18,7 @@ from ..rules import Position
 from ..rules.gods import check_gods
 from .interrupt import INTERRUPTED_STATUS, is_interrupt
 from .options import ENGINE, SPS, TC, Parsed, gods_against_opening, warn_time_controls
+from .output_files import SGN_OUT
 
 __all__ = ["match", "DEFAULT_GODS", "seat_count"]
 
@@ -83,7 +84,7 @@ def seat_count(players: int | None, gods: tuple[str, ...] | None, opening: str |
     "4 seats apollo/minotaur/pan/athena).",
 )
 @click.option("--opening", type=SPS, help="Start every game from this SPS instead of the empty board.")
-@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), help="Append every game to this SGN file (fsync'd).")
+@click.option("--out", type=SGN_OUT, help="Append every game to this SGN file (fsync'd).")
 @click.option("--ping", is_flag=True, help="Send isready before every go (off the clock) for engines that parse slowly.")
 @click.option("--debug", is_flag=True, help="Log every SEI line, timestamped, per engine, to stderr (JSON when not a terminal).")
 def match(

@@ -8,10 +8,13 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import click
 
-__all__ = ["refuse_existing", "same_file"]
+from ..records.convert import format_of_name
+
+__all__ = ["SGN_OUT", "refuse_existing", "same_file"]
 
 
 def refuse_existing(out: Path, force: bool) -> None:
@@ -26,3 +29,23 @@ def same_file(a: Path, b: Path) -> bool:
         return os.path.samefile(a, b)
     except OSError:  # one of them does not exist (or cannot be examined): not the same file
         return False
+
+
+class _SgnOut(click.Path):
+    """``--out`` of ``match`` and ``play``: the SGN file the games are appended to.  A name that
+    says it is an archive (``.msgpack``) is refused, not filled with SGN text under that name."""
+
+    def __init__(self) -> None:
+        super().__init__(dir_okay=False, path_type=Path)
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Path:
+        path = Path(os.fsdecode(super().convert(value, param, ctx)))
+        if format_of_name(path) == "msgpack":
+            self.fail(
+                f"{path} names an archive, and games are appended as SGN text: name it .sgn "
+                f"(santorini convert FILE.sgn FILE.msgpack makes the archive)", param, ctx,
+            )
+        return path
+
+
+SGN_OUT = _SgnOut()

@@ -38,6 +38,7 @@ from ..rules import IllegalTurnError, MalformedTurnError, Position, check_gods, 
 from ..termination import Termination
 from .interrupt import INTERRUPTED_STATUS, is_interrupt
 from .options import ENGINE, SPS, TC, Parsed, gods_against_opening, warn_time_controls
+from .output_files import SGN_OUT
 
 __all__ = ["play", "format_legal_turns"]
 
@@ -347,7 +348,7 @@ def _default_out() -> Path:
 )
 @click.option("--opening", type=SPS, help="Start from this SPS (its gods are the game's gods).")
 @click.option(
-    "--out", type=click.Path(dir_okay=False, path_type=Path),
+    "--out", type=SGN_OUT,
     help="Save the game here (appended); default santorini-play-DATE-TIME.sgn.",
 )
 @click.option(
