@@ -14,6 +14,7 @@ import time
 from collections.abc import Iterator
 from importlib import resources
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 import trio
@@ -62,10 +63,11 @@ def problems(chromium: Browser, daemon: Daemon | SlowCount) -> tuple[list[str], 
 
 
 def wait_for(chromium: Browser, path: str, ready: str = "body", timeout: float = 30) -> None:
-    """Wait (bounded) until a form's POST has landed on a page whose URL holds ``path`` and which has ``ready``."""
+    """Wait (bounded) until a form's POST has landed on a page whose URL's path starts with ``path``
+    (its path: ``/signin?next=/runs/new`` is not ``/runs/new`` yet) and which has ``ready``."""
     deadline = time.monotonic() + timeout
     while not (
-        path in chromium.driver.current_url
+        urlsplit(chromium.driver.current_url).path.startswith(path)
         and chromium.js("return document.readyState === 'complete' && document.querySelector(arguments[0]) !== null", ready)
     ):
         assert time.monotonic() < deadline, f"no page {path} with {ready}: at {chromium.driver.current_url}"
