@@ -17,6 +17,7 @@ import trio
 
 from santorini_server.server.api import MAX_BODY
 from santorini_server.server.daemon import ServeOptions, serve
+from santorini_server.server.http_guard import HttpLimits
 from santorini_server.server.store import Store
 
 
@@ -43,7 +44,9 @@ async def api(tmp_path: Path) -> AsyncIterator[tuple[httpx.AsyncClient, str, str
         with trio.fail_after(10):
             await ready.wait()
         admin = (data / "admin.token").read_text().strip()
-        async with httpx.AsyncClient(base_url=url[0], timeout=30) as client:
+        # one address holds at most HttpLimits.per_address connections (SPEC.md section 17.2): beyond, they are closed
+        limits = httpx.Limits(max_connections=HttpLimits().per_address)
+        async with httpx.AsyncClient(base_url=url[0], timeout=30, limits=limits) as client:
             yield client, admin, bot_token
         drain.set()
 

@@ -128,9 +128,19 @@ def test_a_submitted_run_beyond_the_cores_is_refused(tmp_path: Path) -> None:
     with Store(tmp_path / "data", create=True) as store:
         store.add_local_bot("a", "random")
         store.add_local_bot("b", "greedy")
+        for name in ("r1", "r2", "r3", "r4", "r5", "r6", "r7", "r8"):
+            store.add_remote_bot(name)
         assert run_settings(store, {"engines": ["a", "b"], "concurrency": CORES})[1] == "match"
         with pytest.raises(ValueError, match=f"concurrency {CORES + 1} is more than the {CORES} cores"):
             run_settings(store, {"engines": ["a", "b"], "concurrency": CORES + 1})
+        with pytest.raises(ValueError, match=f"concurrency {CORES + 1} is more than the {CORES} cores"):
+            run_settings(store, {"engines": ["a", "r1"], "concurrency": CORES + 1})  # one engine runs here
+        # remote bots think on their own machines: the bound is the games they can play at once
+        remote = [f"r{k}" for k in range(1, 9)]
+        assert run_settings(store, {"engines": remote, "concurrency": 4})[1] == "tournament"
+        assert run_settings(store, {"engines": remote})[1] == "tournament"  # 0: the cores, whatever they are
+        with pytest.raises(ValueError, match=r"^concurrency 5 is more than the 4 games 8 remote bots can play at once"):
+            run_settings(store, {"engines": remote, "concurrency": 5})
 
 
 @pytest.mark.parametrize(
@@ -203,7 +213,9 @@ async def signed_in_form(served: Served) -> str:
 async def test_the_api_and_the_form_refuse_a_run_beyond_the_cores_and_long_or_invisible_text(served: Served) -> None:
     csrf = await signed_in_form(served)
     cases = {
-        f'{{"engines": ["r1", "r2"], "concurrency": {CORES + 1}}}': f"concurrency {CORES + 1} is more than the {CORES} cores",
+        f'{{"engines": ["alpha", "beta"], "concurrency": {CORES + 1}}}':
+            f"concurrency {CORES + 1} is more than the {CORES} cores",
+        '{"engines": ["r1", "r2"], "concurrency": 2}': "concurrency 2 is more than the 1 game 2 remote bots can play at once",
         '{"engines": ["r1", "r2"], "event": "' + "e" * 201 + '"}': "tag Event is 201 characters long: at most 200",
         '{"engines": ["r1", "r2"], "event": "' + "e" * 2**19 + '"}': "tag Event is 524,288 characters long",
         '{"engines": ["r1", "r2"], "event": "paypal\\u202eliamg"}': "tag Event holds a format character '\\u202e'",
@@ -214,7 +226,7 @@ async def test_the_api_and_the_form_refuse_a_run_beyond_the_cores_and_long_or_in
         assert answer.status_code == 400 and message in answer.json()["error"], (body[:80], answer.text[:300])
         assert len(answer.content) < 1000  # the refusal does not quote half a megabyte back
     form = {"csrf": csrf, "engines": ["r1", "r2"]}
-    over = await served.http.post("/runs/new", data={**form, "concurrency": str(CORES + 1)})
+    over = await served.http.post("/runs/new", data={**form, "engines": ["alpha", "beta"], "concurrency": str(CORES + 1)})
     assert over.status_code == 400 and f"concurrency {CORES + 1} is more than the {CORES} cores" in over.text
     long = await served.http.post("/runs/new", data={**form, "event": "e" * 201})
     assert long.status_code == 400 and "tag Event is 201 characters long" in long.text
@@ -222,7 +234,7 @@ async def test_the_api_and_the_form_refuse_a_run_beyond_the_cores_and_long_or_in
         bad = await served.http.post("/runs/new", data={**form, "rounds": number})
         assert bad.status_code == 400 and "rounds: " in bad.text and "is not a whole number" in bad.text, number
     assert [run["id"] for run in (await served.http.get("/api/runs")).json()] == [1]  # nothing was queued
-    made = await served.http.post("/api/runs", json={"engines": ["r1", "r2"], "concurrency": CORES, "event": "e" * 200},
+    made = await served.http.post("/api/runs", json={"engines": ["r1", "r2"], "concurrency": 1, "event": "e" * 200},
                                   headers=served.auth)
     assert made.status_code == 201, made.text
 

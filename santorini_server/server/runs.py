@@ -126,6 +126,7 @@ def run_settings(store: Store, request: dict[str, Any]) -> tuple[Settings, RunKi
     except msgspec.ValidationError as exc:
         raise ValueError(str(exc)) from None
     specs: list[str] = []
+    local = False
     names = [name.lower() for name in settings.engines]
     for name in settings.engines:
         if names.count(name.lower()) > 1:
@@ -134,13 +135,20 @@ def run_settings(store: Store, request: dict[str, Any]) -> tuple[Settings, RunKi
         if not bot.active:
             raise ValueError(f"bot {bot.name} is revoked")
         if bot.kind == "local":
+            local = True
             specs.append(f"{bot.spec} name={bot.name}")
         else:
             specs.append(f"cmd={REMOTE_CMD} name={bot.name}")
     settings = msgspec.structs.replace(settings, engines=specs)
     config = TournamentConfig.from_settings(settings)  # every check a tournament makes, now: a 400, not a failed run
-    # the daemon's games share its machine with the daemon: no run goes beyond its cores
-    check_concurrency(config.concurrency, os.cpu_count() or 1, None)
+    if local:  # its engines run here, beside the daemon: no run goes beyond the cores
+        check_concurrency(config.concurrency, os.cpu_count() or 1, None)
+    elif settings.concurrency > (most := max(1, len(specs) // 2)):  # remote bots think on their own machines
+        games = "game" if most == 1 else "games"
+        raise ValueError(
+            f"concurrency {settings.concurrency} is more than the {most} {games} {len(specs)} remote bots can play "
+            "at once (each plays one game at a time)"
+        )
     return settings, "match" if len(specs) == 2 else "tournament"
 
 
