@@ -137,10 +137,10 @@ def test_a_submitted_run_beyond_the_cores_is_refused(tmp_path: Path) -> None:
             run_settings(store, {"engines": ["a", "r1"], "concurrency": CORES + 1})  # one engine runs here
         # remote bots think on their own machines: the bound is the games they can play at once
         remote = [f"r{k}" for k in range(1, 9)]
-        assert run_settings(store, {"engines": remote, "concurrency": 4})[1] == "tournament"
+        assert run_settings(store, {"engines": remote, "concurrency": 8})[1] == "tournament"
         assert run_settings(store, {"engines": remote})[1] == "tournament"  # 0: the cores, whatever they are
-        with pytest.raises(ValueError, match=r"^concurrency 5 is more than the 4 games 8 remote bots can play at once"):
-            run_settings(store, {"engines": remote, "concurrency": 5})
+        with pytest.raises(ValueError, match=r"^concurrency 9 is more than the run's 8 remote bots \(each plays one"):
+            run_settings(store, {"engines": remote, "concurrency": 9})
 
 
 @pytest.mark.parametrize(
@@ -215,7 +215,7 @@ async def test_the_api_and_the_form_refuse_a_run_beyond_the_cores_and_long_or_in
     cases = {
         f'{{"engines": ["alpha", "beta"], "concurrency": {CORES + 1}}}':
             f"concurrency {CORES + 1} is more than the {CORES} cores",
-        '{"engines": ["r1", "r2"], "concurrency": 2}': "concurrency 2 is more than the 1 game 2 remote bots can play at once",
+        '{"engines": ["r1", "r2"], "concurrency": 3}': "concurrency 3 is more than the run's 2 remote bots",
         '{"engines": ["r1", "r2"], "event": "' + "e" * 201 + '"}': "tag Event is 201 characters long: at most 200",
         '{"engines": ["r1", "r2"], "event": "' + "e" * 2**19 + '"}': "tag Event is 524,288 characters long",
         '{"engines": ["r1", "r2"], "event": "paypal\\u202eliamg"}': "tag Event holds a format character '\\u202e'",
@@ -234,7 +234,7 @@ async def test_the_api_and_the_form_refuse_a_run_beyond_the_cores_and_long_or_in
         bad = await served.http.post("/runs/new", data={**form, "rounds": number})
         assert bad.status_code == 400 and "rounds: " in bad.text and "is not a whole number" in bad.text, number
     assert [run["id"] for run in (await served.http.get("/api/runs")).json()] == [1]  # nothing was queued
-    made = await served.http.post("/api/runs", json={"engines": ["r1", "r2"], "concurrency": 1, "event": "e" * 200},
+    made = await served.http.post("/api/runs", json={"engines": ["r1", "r2"], "concurrency": 2, "event": "e" * 200},
                                   headers=served.auth)
     assert made.status_code == 201, made.text
 

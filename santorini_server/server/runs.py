@@ -143,11 +143,10 @@ def run_settings(store: Store, request: dict[str, Any]) -> tuple[Settings, RunKi
     config = TournamentConfig.from_settings(settings)  # every check a tournament makes, now: a 400, not a failed run
     if local:  # its engines run here, beside the daemon: no run goes beyond the cores
         check_concurrency(config.concurrency, os.cpu_count() or 1, None)
-    elif settings.concurrency > (most := max(1, len(specs) // 2)):  # remote bots think on their own machines
-        games = "game" if most == 1 else "games"
+    elif settings.concurrency > len(specs):  # remote bots think on their own machines
         raise ValueError(
-            f"concurrency {settings.concurrency} is more than the {most} {games} {len(specs)} remote bots can play "
-            "at once (each plays one game at a time)"
+            f"concurrency {settings.concurrency} is more than the run's {len(specs)} remote bots "
+            "(each plays one game at a time)"
         )
     return settings, "match" if len(specs) == 2 else "tournament"
 

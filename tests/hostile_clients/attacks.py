@@ -426,7 +426,7 @@ async def websocket_flood(http: Address, scale: Scale) -> dict[str, float]:
 
     with trio.fail_after(60):
         await _each(scale.ws_flood, scale.parallel, one)
-        await trio.sleep(1.0)
+        await trio.sleep(3.0)  # those over the bounds are accepted, then closed 1013: let a loaded machine do it
         still_open = 0
         for stream in accepted:
             if not await _closed_within(stream, 0.01):
