@@ -218,7 +218,7 @@ def test_websockets_are_capped_per_address_and_in_all() -> None:
 
 def test_host_and_origin_rules() -> None:
     assert split_authority("[::1]:8080") == ("::1", 8080) and split_authority("LocalHost.") == ("localhost", None)
-    for bad in ("", "a:b", "[::1", "[::1]x", "a:99999", "a b", "a/b:1", "u@h"):
+    for bad in ("", "a:b", "[::1", "[::1]x", "a:99999", "a:\u0668\u0660", "a b", "a/b:1", "u@h"):
         assert split_authority(bad) is None, bad
     hosts = allowed_hosts("127.0.0.1", ("dash.example", "::2"))
     assert hosts == {"127.0.0.1", "localhost", "::1", "dash.example", "::2"}

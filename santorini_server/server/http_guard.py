@@ -181,7 +181,9 @@ def split_authority(text: str) -> tuple[str, int | None] | None:
     else:
         host, colon, port_text_ = text.partition(":")
         port_text = port_text_ if colon else None
-    if port_text is not None and not (port_text.isdigit() and len(port_text) <= 5 and int(port_text) <= 65535):
+    if port_text is not None and not (
+        port_text.isascii() and port_text.isdigit() and len(port_text) <= 5 and int(port_text) <= 65535
+    ):
         return None
     host = host.rstrip(".")
     if not host or any(c in host for c in "/\\@ ?#"):

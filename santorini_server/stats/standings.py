@@ -55,10 +55,8 @@ from .placings import SEAT_COUNTS, NSeatGame
 from .sprt import SprtConfig, format_llr_line, llr_pentanomial, llr_trinomial
 from .weng_lin import WENG_LIN_MU, WENG_LIN_SIGMA, WengLinRating, weng_lin_model, weng_lin_update
 
-if TYPE_CHECKING:  # openskill loads with weng_lin (some 30 ms): only standings of three and four seats rate by it
+if TYPE_CHECKING:
     from openskill.models import PlackettLuce
-
-    from .weng_lin import WengLinRating
 
 __all__ = [
     "DRAW",

@@ -6,7 +6,7 @@ standings (counted by :func:`~.scoring.count_game`, as the tournament's, or the 
 standings, shared); on
 :meth:`ReportWriter.write` it rewrites the viewer file of each block that gained a game since the
 last write, reading that block's records again from the archive, then ``report.html``.  So a
-game costs the report about 150 bytes however long its record (``tools/bench_streaming.py``
+game costs the report about 165 bytes however long its record (``tools/bench_streaming.py``
 measures it), not the record's 15 KB.  The tournament calls ``write`` at most every ``interval`` seconds as games
 finish, and always at the end (or on Ctrl-C), so a 10,000-game run rewrites a 100-game viewer
 file, not every game, each time.  Every file is replaced whole (written beside it, then renamed):
