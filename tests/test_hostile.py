@@ -17,6 +17,7 @@ import sys
 import threading
 import time
 import uuid
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -25,11 +26,11 @@ import trio.testing
 
 from santorini_server.adjudicator import parse_tc
 from santorini_server.check import run_compliance
-from santorini_server.records import parse_sgn
+from santorini_server.records import GameRecord, parse_sgn
 from santorini_server.referee import Engine, EngineFailure, GameSetup, parse_engine_spec, play_game
-from santorini_server.referee.match import MatchConfig, MatchSummary, run_match
 from santorini_server.rules import GODS
 from santorini_server.tournament.config import Settings, TournamentConfig
+from santorini_server.tournament.match import MatchConfig, MatchSummary, run_match
 from santorini_server.tournament.output import TournamentFiles
 from santorini_server.tournament.runner import LocalBackend, run_tournament
 
@@ -63,15 +64,24 @@ def instant(name: str = "Solid") -> str:
     return f"cmd={PY} arg=-m arg=tests.gallery.instant name={name} arg=marker-{uuid.uuid4().hex}"
 
 
-async def match(spec: str, games: int = 2, tc: str = "10+0.1", other: str | None = None) -> tuple[MatchSummary, list[str]]:
+@dataclass
+class Played:
+    """A match's summary and its records (the match keeps none: they go to its writer)."""
+
+    summary: MatchSummary
+    records: list[GameRecord]
+
+
+async def match(spec: str, games: int = 2, tc: str = "10+0.1", other: str | None = None) -> tuple[Played, list[str]]:
     """``games`` games of the hostile engine (player 1 in game 1) against an instant engine."""
     lines: list[str] = []
+    records: list[GameRecord] = []
     specs = (parse_engine_spec(spec), parse_engine_spec(other or instant()))
-    summary = await run_match(MatchConfig(specs, games, parse_tc(tc)), emit=lines.append)
-    return summary, lines
+    summary = await run_match(MatchConfig(specs, games, parse_tc(tc)), emit=lines.append, writer=records)
+    return Played(summary, records), lines
 
 
-def losses(summary: MatchSummary, name: str = "Hostile") -> list[tuple[str, str]]:
+def losses(summary: Played, name: str = "Hostile") -> list[tuple[str, str]]:
     """(termination, detail) of every game, asserting the hostile engine lost each one."""
     found = []
     for record in summary.records:

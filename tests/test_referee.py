@@ -12,8 +12,8 @@ import trio.testing
 from santorini_server.adjudicator import parse_tc
 from santorini_server.records import parse_sgn
 from santorini_server.referee import Engine, EngineFailure, GameSetup, parse_engine_spec, play_game
-from santorini_server.referee.match import MatchConfig, run_match
 from santorini_server.rules import Position
+from santorini_server.tournament.match import MatchConfig, run_match
 
 PY = sys.executable
 

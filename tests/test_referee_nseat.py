@@ -16,11 +16,11 @@ from click.testing import CliRunner
 
 from santorini_server.adjudicator import GameSetup, parse_tc
 from santorini_server.cli import main
-from santorini_server.records import parse_sgn
+from santorini_server.records import GameRecord, parse_sgn
 from santorini_server.records.replay import check_record
 from santorini_server.referee import Engine, parse_engine_spec, play_game
 from santorini_server.referee.game import GameReport
-from santorini_server.referee.match import MatchConfig, run_match
+from santorini_server.tournament.match import MatchConfig, run_match
 
 PY = sys.executable
 THREE = ("apollo", "minotaur", "pan")
@@ -159,12 +159,13 @@ async def test_four_seats_an_illegal_turn_loses_for_the_team() -> None:
 async def test_a_three_engine_match_plays_every_seat_order() -> None:
     said: list[str] = []
     specs = tuple(parse_engine_spec(nseat(n)) for n in "ABC")
-    summary = await run_match(MatchConfig(specs, 6, parse_tc("10+0.1"), gods=THREE), emit=said.append)
+    records: list[GameRecord] = []
+    summary = await run_match(MatchConfig(specs, 6, parse_tc("10+0.1"), gods=THREE), emit=said.append, writer=records)
     started = [line for line in said if line.startswith("Started")]
     assert started[0] == "Started game 1 of 6 (A vs B vs C)" and len(set(started)) == 6
     assert [len(p) for p in summary.placings] == [6, 6, 6] and sum(summary.wins) == 6
     assert said[-1].startswith("Placings of A, B, C: firsts ")
-    assert all(check_record(r) == [] for r in summary.records)
+    assert all(check_record(r) == [] for r in records)
 
 
 def test_match_refuses_an_engine_that_did_not_declare_the_seat_count(tmp_path: Path) -> None:
@@ -213,9 +214,10 @@ def test_match_with_two_teams_writes_records_that_replay(tmp_path: Path) -> None
 async def test_an_engine_s_own_time_control_follows_it_to_every_seat() -> None:
     specs = (parse_engine_spec(nseat("A")), parse_engine_spec(nseat("B")),
              parse_engine_spec(nseat("Slow", "sleep=250") + " tc=0.2+0"))
-    summary = await run_match(MatchConfig(specs, 3, parse_tc("10+0.1"), gods=THREE), emit=lambda _: None)
+    records: list[GameRecord] = []
+    summary = await run_match(MatchConfig(specs, 3, parse_tc("10+0.1"), gods=THREE), emit=lambda _: None, writer=records)
     assert summary.placings[2] == [3, 3, 3]  # out on time in each game, whatever its seat
-    for record in summary.records:
+    for record in records:
         seat = record.players.index("Slow")
         assert [(e.seat, e.termination) for e in record.eliminations] == [(seat + 1, "time")]
         assert record.tag("TimeControl") == " | ".join("0.2" if s == seat else "10+0.1" for s in range(3))

@@ -27,6 +27,7 @@ bridge thread has stopped calling into trio before ``play`` returns (a call into
 
 from __future__ import annotations
 
+import itertools
 import json
 import logging
 import os
@@ -36,7 +37,7 @@ import threading
 import time
 import uuid
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -132,7 +133,7 @@ class DaskBackend:
 
     async def play(
         self,
-        games: list[ScheduledGame],
+        games: Collection[ScheduledGame],
         results: trio.MemorySendChannel[GameRecord | LostGame],
         started: Callable[[ScheduledGame], None],
     ) -> None:
@@ -291,14 +292,15 @@ class DaskBackend:
     def _bridge(
         self,
         session: _Session,
-        games: list[ScheduledGame],
+        games: Iterable[ScheduledGame],
         results: trio.MemorySendChannel[GameRecord | LostGame],
         started: Callable[[ScheduledGame], None],
         token: trio.lowlevel.TrioToken,
     ) -> None:
         """Submit within the window, pass results to trio in completion order (a thread)."""
         client = session.client
-        pending = deque(games)
+        todo = iter(games)  # taken as the window opens: never the whole schedule at once
+        pending: deque[ScheduledGame] = deque(itertools.islice(todo, 1))
         in_flight: dict[str, ScheduledGame] = {}
         done = as_completed(loop=client.loop, with_results=True, raise_errors=False)
         window = session.window
@@ -306,6 +308,7 @@ class DaskBackend:
 
         def submit() -> None:
             game = pending.popleft()
+            pending.extend(itertools.islice(todo, 1))
             key = f"{self.run_id}/{game.number}"
             future = client.submit(run_game, self._game_spec(game), key=key, pure=False, resources={RESOURCE: 1})
             with session.lock:

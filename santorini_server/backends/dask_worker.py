@@ -29,7 +29,6 @@ import json
 import os
 import threading
 import tomllib
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -38,10 +37,9 @@ import trio
 
 from ..adjudicator import GameReport, GameSetup, TimeControl
 from ..records import encode_record
-from ..referee.engine import Engine
 from ..referee.engine_spec import BUNDLED_NAMES, EngineSpec, parse_engine_spec
-from ..referee.slots import ENGINES_PER_WORKER, EnginePool, play_or_forfeit
-from ..tournament.schedule import instance_names
+from ..referee.slots import ENGINES_PER_WORKER, EnginePool
+from ..referee.sources import PoolSource, instance_names, play
 
 __all__ = [
     "ENGINES_ENV",
@@ -302,16 +300,9 @@ class EngineHost:
 
 
 async def _play_with(engines: _EngineSet, spec: GameSpec) -> GameReport:
-    running = instance_names(spec.names)
-    keep = set(running)
-
-    def getter(seat: int) -> Callable[[], Awaitable[Engine]]:
-        async def get() -> Engine:
-            engine_spec = resolve_engine(spec.names[seat], spec.options[seat], spec.restart[seat])
-            return await engines.get(replace(engine_spec, name=running[seat]), keep)
-        return get
-
-    return await play_or_forfeit([getter(seat) for seat in range(len(spec.names))], spec.setup(), spec.names)
+    specs = [replace(resolve_engine(name, options, restart), name=name) for name, options, restart in zip(
+        spec.names, spec.options, spec.restart, strict=True)]
+    return await play(PoolSource(engines), specs, spec.setup())
 
 
 _host: EngineHost | None = None

@@ -13,9 +13,9 @@ from ..records import ArchiveError, DeferredSgnWriter, RecordError
 from ..referee.engine import EngineFailure
 from ..referee.engine_spec import EngineSpec
 from ..referee.iolog import make_io_log
-from ..referee.match import MatchConfig, run_match, seat_orders
 from ..rules import Position
 from ..rules.gods import check_gods
+from ..tournament.match import MatchConfig, run_match, seat_orders
 from .interrupt import INTERRUPTED_STATUS, is_interrupt
 from .options import ENGINE, SPS, TC, Parsed, gods_against_opening, warn_time_controls
 from .output_files import SGN_OUT

@@ -31,10 +31,10 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import structlog
 import trio
@@ -42,21 +42,18 @@ import trio
 from ..adjudicator import GameSetup, TimeControl, parse_tc
 from ..records import ArchiveWriter, GameRecord
 from ..records.frames import CorruptFrame, Frame, iter_frames
-from ..referee import Engine, EngineFailure
 from ..referee.engine_spec import EngineSpec, parse_engine_spec
-from ..referee.progress import ProgressObserver
-from ..referee.slots import EnginePool, play_or_forfeit
+from ..referee.slots import EnginePool
+from ..referee.sources import PoolSource, play
 from ..stats.weng_lin import WENG_LIN_MU, WENG_LIN_SIGMA
 from ..tournament.output import ARCHIVE, RESULTS, SGN
 from ..tournament.schedule import parse_gods_list
 from .async_store import AsyncStore
+from .bot_source import BotSource
 from .live import LiveHub
 from .registry import BotRegistry
-from .runs import REMOTE_CMD, RUNS_DIR, IndexedFiles, lease_remotes, reconcile, remote_name
+from .runs import RUNS_DIR, IndexedFiles, reconcile
 from .store import NoSuchBot, Store
-
-if TYPE_CHECKING:
-    from ..tournament.runner import Leased
 
 __all__ = ["Candidate", "pair_priority", "pick_pairs", "seat_order", "Ladder", "LadderFiles", "LADDER_EVENT", "IDLE_ENGINES"]
 
@@ -288,11 +285,12 @@ class Ladder:
                 return
             gods = self.matchups[(number - 1) % len(self.matchups)]
             setup = GameSetup.for_specs(specs, self.tc, gods=gods, event=LADDER_EVENT, round=str(number), game_number=number)
-            async with lease_remotes(self.registry, [remote_name(spec) for spec in specs], self.grace) as leased:
-                # all its remote bots at once (a submitted run may want them too)
-                getters = [self._getter(spec, slot) for spec, slot in zip(specs, leased, strict=True)]
-                observer = ProgressObserver(number, self.hub.feed(self.run_id, number)) if self.hub is not None else None
-                report = await play_or_forfeit(getters, setup, list(seats), observer=observer)
+            assert self.pool is not None
+            # all its remote bots at once (a submitted run may want them too)
+            source = BotSource(self.registry, self.grace, [spec.name for spec in specs if not spec.argv],
+                               PoolSource(self.pool, busy=lambda: self.busy))  # the engines of games in progress stay
+            watch = self.hub.feed(self.run_id, number) if self.hub is not None else None
+            report = await play(source, specs, setup, watch=watch)
             with trio.CancelScope(shield=True):  # a finished game is recorded, even during the drain's cancel
                 async with self._recording:
                     if not await self._registered(seats):
@@ -318,21 +316,9 @@ class Ladder:
 
     async def _spec(self, name: str) -> EngineSpec:
         bot = await self.store.read(Store.bot, name)
-        if bot.kind == "remote":
-            return parse_engine_spec(f"cmd={REMOTE_CMD} name={bot.name}")
+        if bot.kind == "remote":  # no program: the source leases the connected bot
+            return EngineSpec(name=bot.name, argv=())
         return parse_engine_spec(f"{bot.spec} name={bot.name}")
-
-    def _getter(self, spec: EngineSpec, leased: Leased) -> Callable[[], Awaitable[Engine]]:
-        async def get() -> Engine:
-            if isinstance(leased, EngineFailure):
-                raise leased
-            if leased is not None:
-                return leased
-            assert self.pool is not None
-            return await self.pool.get(spec, self.busy)  # the engines of games in progress stay
-
-        return get
-
 
 async def _sleep_or(event: trio.Event, seconds: float) -> None:
     with trio.move_on_after(seconds):

@@ -40,7 +40,7 @@ from typing import Any
 import trio
 
 from ..records import TurnRecord
-from ..referee.progress import Begin, Ending, ProgressObserver, Turn
+from ..referee.progress import Begin, Ending, Turn
 from ..rules import Position
 from ..tournament.schedule import ScheduledGame
 from ..viewer.model import DEFAULT_DOME_BASE, LETTERS, annotation, position_data, seats_data, track_dome_bases
@@ -354,12 +354,8 @@ class LiveHub:
     # --- games (called by the feeds and the run scheduler) ----------------------------------
 
     def feeds(self, run_id: int) -> Callable[[ScheduledGame], GameFeed]:
-        """The feed of each game of run ``run_id``, for a pool of referee processes."""
+        """The feed of each game of run ``run_id``, wherever it is refereed (this process or a pool)."""
         return lambda game: self.feed(run_id, game.number)
-
-    def observer(self, run_id: int) -> Callable[[ScheduledGame], ProgressObserver]:
-        """The referee's observer of each game of run ``run_id`` refereed in this process."""
-        return lambda game: ProgressObserver(game.number, self.feed(run_id, game.number))
 
     def feed(self, run_id: int, number: int) -> GameFeed:
         """The feed of game ``number`` of run ``run_id``."""

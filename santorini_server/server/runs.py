@@ -2,11 +2,10 @@
 
 Theory of operation.  A run is a tournament's settings (the TOML keys, SPEC.md section 10.2)
 whose ``engines`` are registered bot names.  :func:`run_settings` turns them into ordinary
-settings: a local bot becomes its engine spec named after the bot, a remote bot a spec whose
-program is :data:`REMOTE_CMD`, which the run's backend never starts: it leases the connected bots
-from the :class:`~.registry.BotRegistry` for the game instead (``LocalBackend``'s ``lease``), all
-of a game's remote bots in one step (:func:`lease_remotes`): with ``concurrency`` above 1, games
-that need the same remote bot wait for each other instead of each holding one of its bots.
+settings: a local bot becomes its engine spec named after the bot, a remote bot its name alone,
+listed in the settings' ``remote``: its games lease the connected bot from the
+:class:`~.registry.BotRegistry` instead of starting a program (the run's engine source is a
+:class:`~.bot_source.BotSource`).
 
 Submitted runs wait in the store, queued, :data:`DEFAULT_MAX_QUEUED` at most (``serve
 --max-queued``): :meth:`RunScheduler.queue` refuses one more (:class:`QueueFull`).  A run's
@@ -47,8 +46,7 @@ from __future__ import annotations
 import dataclasses
 import mmap
 import os
-from collections.abc import AsyncIterator, Callable, Sequence
-from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -61,8 +59,7 @@ import trio
 from ..records import ArchiveError, GameRecord, read_record_at
 from ..records.archive import map_file, read_frame
 from ..records.frames import CorruptFrame, Frame, iter_frames
-from ..referee import EngineFailure
-from ..referee.engine_spec import EngineSpec
+from ..referee.sources import PoolSource
 from ..tournament.config import (
     STATE_FILE,
     Settings,
@@ -72,28 +69,27 @@ from ..tournament.config import (
     save_settings,
 )
 from ..tournament.output import ARCHIVE, TournamentFiles
-from ..tournament.schedule import ScheduledGame
 from .async_store import AsyncStore
+from .bot_source import BotSource
 from .live import LiveHub
 from .registry import BotRegistry
-from .remote_engine import RECONNECT_GRACE, RemoteEngine
+from .remote_engine import RECONNECT_GRACE
 from .run_standings import MAX_REGIONS, StandingsCache, text_tables
 from .store import BadRunState, DuplicateGame, Game, NewGame, NoSuchBot, Run, RunKind, RunState, Store
 
 if TYPE_CHECKING:
-    from ..tournament.pool import ProcessPoolBackend
-    from ..tournament.runner import Backend, Leased, LocalBackend, LostGame
+    from ..tournament.runner import Backend
 
 __all__ = [
-    "REMOTE_CMD", "RUNS_DIR", "MAX_LOST", "DEFAULT_MAX_QUEUED", "QueueFull", "queue_run", "run_settings",
-    "index_game", "IndexedFiles", "RunScheduler", "lease_remotes", "reconcile", "with_round_trips", "DamagedRegion",
+    "RUNS_DIR", "MAX_LOST", "DEFAULT_MAX_QUEUED", "QueueFull", "queue_run", "run_settings",
+    "index_game", "IndexedFiles", "RunScheduler", "reconcile", "with_round_trips", "DamagedRegion",
     "DamageLog", "find_record",
 ]
 
 _log = structlog.get_logger("santorini.runs")
 
-REMOTE_CMD = "santorini-remote-bot"
-"""The program of a remote bot's spec: a marker the run's backend leases from the registry, never runs."""
+_LEGACY_REMOTE = "cmd=santorini-remote-bot name="
+"""How runs queued before remote bots were an engine source named a remote bot (read, never written)."""
 RUNS_DIR = "runs"
 DEFAULT_MAX_QUEUED = 100
 """Runs that may wait to be played (``serve --max-queued``); a submission beyond is refused."""
@@ -125,7 +121,10 @@ def run_settings(store: Store, request: dict[str, Any]) -> tuple[Settings, RunKi
         settings = msgspec.convert(request, Settings)
     except msgspec.ValidationError as exc:
         raise ValueError(str(exc)) from None
+    if settings.remote:
+        raise ValueError("unknown setting 'remote' (the server sets it)")
     specs: list[str] = []
+    remote: list[str] = []
     local = False
     names = [name.lower() for name in settings.engines]
     for name in settings.engines:
@@ -138,8 +137,9 @@ def run_settings(store: Store, request: dict[str, Any]) -> tuple[Settings, RunKi
             local = True
             specs.append(f"{bot.spec} name={bot.name}")
         else:
-            specs.append(f"cmd={REMOTE_CMD} name={bot.name}")
-    settings = msgspec.structs.replace(settings, engines=specs)
+            specs.append(bot.name)
+            remote.append(bot.name)
+    settings = msgspec.structs.replace(settings, engines=specs, remote=remote)
     config = TournamentConfig.from_settings(settings)  # every check a tournament makes, now: a 400, not a failed run
     if local:  # its engines run here, beside the daemon: no run goes beyond the cores
         check_concurrency(config.concurrency, os.cpu_count() or 1, None)
@@ -246,37 +246,13 @@ class IndexedFiles(TournamentFiles):
         return offset
 
 
-class _DrainingBackend:
-    """The local backend, fed by a feeder that stops handing out games when ``drain`` is set."""
-
-    def __init__(self, backend: LocalBackend, drain: trio.Event) -> None:
-        self.backend = backend
-        self.drain = drain
-
-    async def play(
-        self,
-        games: list[ScheduledGame],
-        results: trio.MemorySendChannel[GameRecord | LostGame],
-        started: Callable[[ScheduledGame], None],
-    ) -> None:
-        send, receive = trio.open_memory_channel[ScheduledGame](0)
-
-        async def feeder() -> None:
-            async with send:
-                for game in games:
-                    if self.drain.is_set():
-                        return
-                    await send.send(game)
-
-        async def feed_until_drained() -> None:
-            async with trio.open_nursery() as inner:
-                inner.start_soon(_cancel_on, self.drain, inner.cancel_scope)
-                await feeder()
-                inner.cancel_scope.cancel()
-
-        async with trio.open_nursery() as nursery:
-            nursery.start_soon(feed_until_drained)
-            await self.backend.serve(receive, results, started, max(1, min(self.backend.config.concurrency, len(games))))
+def upgrade_settings(settings: Settings) -> Settings:
+    """A run's saved settings with remote bots named as they are now (see :data:`_LEGACY_REMOTE`)."""
+    legacy = [text[len(_LEGACY_REMOTE):] for text in settings.engines if text.startswith(_LEGACY_REMOTE)]
+    if not legacy:
+        return settings
+    engines = [text[len(_LEGACY_REMOTE):] if text.startswith(_LEGACY_REMOTE) else text for text in settings.engines]
+    return msgspec.structs.replace(settings, engines=engines, remote=[*settings.remote, *legacy])
 
 
 @dataclass(frozen=True)
@@ -467,13 +443,14 @@ class RunScheduler:
             settings = msgspec.convert(run.settings, Settings)
             await trio.to_thread.run_sync(save_settings, directory, settings)
             await self._set_state(run_id, "running")
-        settings = await trio.to_thread.run_sync(load_settings, directory)
+        settings = upgrade_settings(await trio.to_thread.run_sync(load_settings, directory))
         config = TournamentConfig.from_settings(settings)
         await reconcile(self.store, run_id, directory, self.damage_log)
         files = IndexedFiles(directory, self.store, run_id, self.hub, round_trip=self.registry.round_trip)
         log = _log.bind(run=run_id)
-        remote = [spec.name for spec in config.specs if spec.argv and spec.argv[0] == REMOTE_CMD]
-        backend: Backend | _DrainingBackend | ProcessPoolBackend
+        remote = sorted(config.remote)
+        backend: Backend
+        drain_timeout = self.drain_timeout
         if self.cluster is not None and not remote:
             backend, drain_timeout = self.cluster(config), 0.0
             log.info("run on the Dask cluster")
@@ -482,13 +459,13 @@ class RunScheduler:
                 config, default_processes(config.concurrency),
                 observe=self.hub.feeds(run_id) if self.hub is not None else None, stop=self.drain,
             )
-            drain_timeout = self.drain_timeout
         else:
             if self.cluster is not None:
                 log.info("run in the daemon: remote bots play through the daemon's connections", remote=remote)
-            observe = self.hub.observer(run_id) if self.hub is not None else None
-            backend = _DrainingBackend(LocalBackend(config, lease=self._lease, observe=observe), self.drain)
-            drain_timeout = self.drain_timeout
+            backend = LocalBackend(
+                config, sources=lambda pool: BotSource(self.registry, self.grace, config.remote, PoolSource(pool)),
+                observe=self.hub.feeds(run_id) if self.hub is not None else None, stop=self.drain,
+            )
         complete = False
         with trio.CancelScope() as scope:
             self._current = (run_id, scope)
@@ -527,45 +504,6 @@ class RunScheduler:
                 log.info("run cancelled")
         elif scope.cancelled_caught and not self.drain.is_set():
             log.info("run cancelled")
-
-    def _lease(self, specs: Sequence[EngineSpec]) -> AbstractAsyncContextManager[Sequence[Leased]]:
-        return lease_remotes(self.registry, [remote_name(spec) for spec in specs], self.grace)
-
-
-def remote_name(spec: EngineSpec) -> str | None:
-    """The registered name of a remote bot's spec (see :data:`REMOTE_CMD`), or None for a local engine."""
-    return spec.name if spec.argv and spec.argv[0] == REMOTE_CMD else None
-
-
-@asynccontextmanager
-async def lease_remotes(registry: BotRegistry, names: Sequence[str | None], grace: float) -> AsyncIterator[list[Leased]]:
-    """The remote bots of one game's seats (``names[i]`` for seat ``i + 1``, None for a seat
-    that is not a remote bot), taken together and given back together after the game.
-
-    A bot busy in another game is waited for; one not connected within the reconnect grace is
-    the failure its seat forfeits with (``crash``, ``disconnected``).  A game cut short (a
-    cancelled run, a drain) leaves its bots idle before they are given back
-    (:meth:`RemoteEngine.settle`), so the next game finds them ready.
-    """
-    wanted = [name for name in names if name is not None]
-    bots = await registry.take_all(wanted, grace) if wanted else {}
-    seats: list[Leased] = []
-    for name in names:
-        bot = bots.get(name) if name is not None else None
-        if name is None:
-            seats.append(None)
-        elif bot is None:
-            seats.append(EngineFailure("crash", "disconnected"))
-        else:
-            seats.append(RemoteEngine(bot, registry, grace=grace))
-    try:
-        yield seats
-    finally:
-        for engine in seats:
-            if isinstance(engine, RemoteEngine):
-                await engine.settle()
-                engine.release()
-
 
 def _read_frames(archive: Path, start: int = 0) -> tuple[list[tuple[GameRecord, int]], list[CorruptFrame]]:
     """Every readable record of ``archive`` from byte ``start`` on, with the byte offset of its

@@ -73,6 +73,10 @@ class Settings(msgspec.Struct, forbid_unknown_fields=True):
     rating_interval: int = 10
     ping: bool = False
     event: str = "santorini tournament"
+    remote: list[str] = msgspec.field(default_factory=list)
+    """Set by the server only (not a flag, a TOML key or a job setting): the engines that are its
+    remote bots, each given in ``engines`` by its bot name alone; their games lease the connected
+    bot instead of starting a program (``server/bot_source.py``)."""
 
     def to_json(self) -> dict[str, Any]:
         """The saved form: ``{"version": 1, "settings": {...}}``."""
@@ -100,7 +104,7 @@ class _SavedSettings(msgspec.Struct):
 
 
 #: The settings' names, in order (the TOML file's keys, ``-`` or ``_``).
-SETTING_NAMES: tuple[str, ...] = Settings.__struct_fields__
+SETTING_NAMES: tuple[str, ...] = tuple(name for name in Settings.__struct_fields__ if name != "remote")
 
 
 def load_toml(path: Path) -> dict[str, Any]:
@@ -217,6 +221,19 @@ class TournamentConfig:
         """Seats of every game (``--players``)."""
         return self.settings.players
 
+    @property
+    def ping(self) -> bool:
+        return self.settings.ping
+
+    @property
+    def event(self) -> str:
+        return self.settings.event
+
+    @property
+    def remote(self) -> frozenset[str]:
+        """The names of the engines that are the server's remote bots (no program to start)."""
+        return frozenset(self.settings.remote)
+
     @classmethod
     def from_settings(cls, settings: Settings) -> TournamentConfig:
         """Parse and check everything; raises ValueError with a one-line message."""
@@ -224,7 +241,11 @@ class TournamentConfig:
             raise ValueError(f"a tournament needs at least 2 engines (--engine), got {len(settings.engines)}")
         check_event(settings.event)
         each = parse_engine_spec(settings.each, allow_partial=True) if settings.each.strip() else None
-        specs = [parse_engine_spec(text).with_defaults(each) for text in settings.engines]
+        remote = set(settings.remote)
+        specs = [
+            EngineSpec(name=text, argv=()) if text in remote else parse_engine_spec(text).with_defaults(each)
+            for text in settings.engines
+        ]
         names = [s.name for s in specs]
         seen: dict[str, int] = {}
         for i, name in enumerate(names):  # two copies of one engine get distinct names

@@ -41,10 +41,11 @@ a drain starts no new game).
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Collection
 from functools import partial
 
 import trio
@@ -240,7 +241,7 @@ class ProcessPoolBackend:
 
     async def play(
         self,
-        games: list[ScheduledGame],
+        games: Collection[ScheduledGame],
         results: trio.MemorySendChannel[GameRecord | LostGame],
         started: Callable[[ScheduledGame], None],
     ) -> None:
@@ -281,7 +282,8 @@ class ProcessPoolBackend:
                 async with trio.open_nursery() as offers:
                     for link in links:
                         offers.start_soon(offer, link)
-                    for index, game in enumerate(games):
+                    todo = iter(games)
+                    for index, game in enumerate(todo):
                         assigned = False
                         while not assigned and not all(link.dead for link in links):
                             link = await free_recv.receive()
@@ -297,7 +299,7 @@ class ProcessPoolBackend:
                         if self.stop is not None and self.stop.is_set():
                             break
                         if not assigned:  # every worker is gone: nothing left to play on
-                            for lost in games[index:]:
+                            for lost in itertools.chain([game], todo):
                                 await results.send(LostGame(lost, "every worker process has ended"))
                             break
                     offers.cancel_scope.cancel()

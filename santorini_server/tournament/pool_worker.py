@@ -16,7 +16,6 @@ import trio
 
 from ..records import GameRecord, encode_record
 from ..referee import progress
-from ..referee.progress import ProgressObserver
 from .config import Settings, TournamentConfig
 from .pool import WireReader, pin_to
 from .runner import LocalBackend, LostGame
@@ -116,9 +115,9 @@ async def _main() -> None:
     def started(game: ScheduledGame) -> None:
         outbox.put(b"started %d\n" % game.number)
 
-    def observe(game: ScheduledGame) -> ProgressObserver:
+    def observe(game: ScheduledGame) -> WireSink:
         assert sink is not None
-        return ProgressObserver(game.number, sink)
+        return sink
 
     backend = LocalBackend(config, observe=observe if sink is not None else None)
     async with trio.open_nursery() as nursery:

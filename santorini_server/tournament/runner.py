@@ -18,32 +18,32 @@ from __future__ import annotations
 
 import signal
 import time
-from collections.abc import Awaitable, Callable, Sequence
-from contextlib import AbstractAsyncContextManager, AsyncExitStack
-from dataclasses import dataclass, field, replace
+from collections.abc import Awaitable, Callable, Collection, Iterable, Iterator
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
 import trio
 
-from ..adjudicator import GameSetup
+from ..adjudicator import GameSetup, TimeControl
 from ..records import GameRecord
 from ..referee.engine import Engine, EngineFailure, IoLog
 from ..referee.engine_spec import EngineSpec
-from ..referee.game import GameObserver
-from ..referee.slots import ENGINES_PER_WORKER, EnginePool, play_or_forfeit
+from ..referee.progress import GameSink
+from ..referee.slots import ENGINES_PER_WORKER, EnginePool
+from ..referee.sources import EngineSource, PoolSource, play
 from ..stats.sprt import SprtStatus, format_sprt_result, llr_pentanomial, sprt_status
 from ..stats.standings import Standings
 from .config import TournamentConfig
 from .output import TournamentFiles
 from .report_files import ReportWriter
-from .schedule import ScheduledGame, instance_names
+from .schedule import ScheduledGame
 from .scoring import LOSS_COLUMNS, count_game, match_details, new_standings, standings_block, termination_table, versus
 
 if TYPE_CHECKING:
     from ..stats.nseat_standings import NSeatStandings
 
 __all__ = [
-    "run_tournament", "TournamentResult", "Interrupted", "Backend", "LocalBackend", "Lease", "Leased", "Observe", "LostGame",
+    "run_tournament", "TournamentResult", "Interrupted", "Backend", "LocalBackend", "Observe", "Sources", "LostGame",
     "game_setup", "seated_specs", "seat_refusals", "standings_block", "termination_table", "LOSS_COLUMNS",
 ]
 
@@ -87,6 +87,25 @@ class _Done:
         return self._count
 
 
+class Pending(Collection[ScheduledGame]):
+    """The scheduled games not recorded yet, in playing order, made as they are taken (the
+    schedule is never held whole); ``len`` is how many there were when the run started."""
+
+    def __init__(self, schedule: Iterable[ScheduledGame], done: _Done, count: int) -> None:
+        self._schedule = schedule
+        self._done = done
+        self._count = count
+
+    def __len__(self) -> int:
+        return self._count
+
+    def __iter__(self) -> Iterator[ScheduledGame]:
+        return (game for game in self._schedule if game.number not in self._done)
+
+    def __contains__(self, game: object) -> bool:
+        return isinstance(game, ScheduledGame) and game.number not in self._done
+
+
 class Backend(Protocol):
     """Where games are played (the seam between the tournament and its executors).
 
@@ -98,7 +117,7 @@ class Backend(Protocol):
 
     async def play(
         self,
-        games: list[ScheduledGame],
+        games: Collection[ScheduledGame],
         results: trio.MemorySendChannel[GameRecord | LostGame],
         started: Callable[[ScheduledGame], None],
     ) -> None: ...
@@ -112,20 +131,37 @@ class LostGame:
     reason: str
 
 
-def seated_specs(config: TournamentConfig, game: ScheduledGame) -> tuple[EngineSpec, ...]:
+class Plan(Protocol):
+    """What playing a scheduled game needs to know of its run (a tournament's config, a match's)."""
+
+    @property
+    def specs(self) -> tuple[EngineSpec, ...]: ...
+    @property
+    def tc(self) -> TimeControl: ...
+    @property
+    def players(self) -> int: ...
+    @property
+    def concurrency(self) -> int: ...
+    @property
+    def ping(self) -> bool: ...
+    @property
+    def event(self) -> str: ...
+
+
+def seated_specs(config: Plan, game: ScheduledGame) -> tuple[EngineSpec, ...]:
     """The engine spec of each seat of ``game``, in seat order."""
     return tuple(config.specs[i] for i in game.seats)
 
 
-def game_setup(config: TournamentConfig, game: ScheduledGame) -> GameSetup:
+def game_setup(config: Plan, game: ScheduledGame) -> GameSetup:
     """The setup of a scheduled game (every backend plays it the same way)."""
     return GameSetup.for_specs(
         seated_specs(config, game),
         config.tc,
         gods=game.gods,
         opening=game.opening,
-        ping=config.settings.ping,
-        event=config.settings.event,
+        ping=config.ping,
+        event=config.event,
         round=str(game.round),
         game_number=game.number,
     )
@@ -156,52 +192,65 @@ async def seat_refusals(specs: tuple[EngineSpec, ...], seats: int, io_log: IoLog
     return [lines[i] for i in sorted(lines)]
 
 
-Leased = Engine | EngineFailure | None
-"""A seat's leased engine, the failure the seat forfeits with, or None: an engine from the pool."""
-Lease = Callable[[Sequence[EngineSpec]], AbstractAsyncContextManager[Sequence[Leased]]]
-"""Where seats' engines come from when they are not processes this worker starts: for one
-game's specs, a context manager holding, seat by seat, a :data:`Leased` for the game (the
-server's remote bots, taken together and given back together: a game never holds some of the
-bots it needs while it waits for the others)."""
-
-
-Observe = Callable[[ScheduledGame], GameObserver]
-"""The observer of each game as it is played (the server's live dashboard)."""
+Observe = Callable[[ScheduledGame], GameSink]
+"""Where each game's progress goes as it is played (the server's live dashboard)."""
+Sources = Callable[[EnginePool], EngineSource]
+"""A worker's engine source, made from the worker's own pool of engine processes: the pool
+itself (:class:`~..referee.sources.PoolSource`), or the server's remote bots in front of it."""
+Prepare = Callable[[EngineSource], Awaitable[None]]
+"""Called by each worker before its first game with its source (``match`` starts and checks its
+engines there: an :class:`~..referee.engine.EngineFailure` raised stops the run, nothing played)."""
 
 
 class LocalBackend:
-    """Games in this trio process: ``concurrency`` workers, each owning its engines (and, with
-    ``lease``, borrowing for one game each the engines it does not start itself; with
-    ``observe``, telling an observer of each game every turn as it is ruled)."""
+    """Games in this trio process: ``concurrency`` workers, each with its own pool of engines
+    (kept between games) and its engine source; with ``observe``, each game's progress is told
+    to an observer as it is ruled."""
 
     def __init__(
         self,
-        config: TournamentConfig,
+        config: Plan,
         io_log: Callable[[str, str, str], None] | None = None,
-        lease: Lease | None = None,
+        sources: Sources = PoolSource,
         observe: Observe | None = None,
+        prepare: Prepare | None = None,
+        stop: trio.Event | None = None,
     ) -> None:
         self.config = config
+        self.stop = stop
+        """Once set, no game is handed out (the server's drain); games in progress go on."""
         self.io_log = io_log
-        self.lease = lease
+        self.sources = sources
         self.observe = observe
+        self.prepare = prepare
 
     async def play(
         self,
-        games: list[ScheduledGame],
+        games: Collection[ScheduledGame],
         results: trio.MemorySendChannel[GameRecord | LostGame],
         started: Callable[[ScheduledGame], None],
     ) -> None:
+        """Play ``games``, taken one at a time as a worker is free (so a lazy schedule stays lazy)."""
+        stop = self.stop
         async with trio.open_nursery() as nursery:
             games_send, games_recv = trio.open_memory_channel[ScheduledGame](0)
 
             async def feeder() -> None:
                 async with games_send:
                     for game in games:
+                        if stop is not None and stop.is_set():
+                            return
                         await games_send.send(game)
 
-            nursery.start_soon(feeder)
-            await self.serve(games_recv, results, started, min(self.config.concurrency, len(games)))
+            async def feed() -> None:
+                async with trio.open_nursery() as inner:
+                    if stop is not None:
+                        inner.start_soon(_cancel_on, stop, inner.cancel_scope)
+                    await feeder()
+                    inner.cancel_scope.cancel()
+
+            nursery.start_soon(feed)
+            await self.serve(games_recv, results, started, self.config.concurrency)
 
     async def serve(
         self,
@@ -218,42 +267,26 @@ class LocalBackend:
         ) -> None:
             async with recv, send, trio.open_nursery() as engine_nursery:
                 pool = EnginePool(engine_nursery, self.io_log, capacity=max(ENGINES_PER_WORKER, config.players))
+                source = self.sources(pool)
                 try:
+                    if self.prepare is not None:
+                        await self.prepare(source)
                     async for game in recv:
                         started(game)
-                        specs = seated_specs(config, game)
-                        running = [replace(spec, name=name) for spec, name in zip(
-                            specs, instance_names(tuple(s.name for s in specs)), strict=True)]
-                        keep = {spec.name for spec in running}
-                        async with AsyncExitStack() as leased:
-                            held: Sequence[Leased] = (
-                                await leased.enter_async_context(self.lease(running)) if self.lease is not None
-                                else [None] * len(running)
-                            )
-                            report = await play_or_forfeit(
-                                [_getter(pool, spec, keep, slot) for spec, slot in zip(running, held, strict=True)],
-                                game_setup(config, game),
-                                [spec.name for spec in specs],
-                                observer=self.observe(game) if self.observe is not None else None,
-                            )
+                        watch = self.observe(game) if self.observe is not None else None
+                        report = await play(source, seated_specs(config, game), game_setup(config, game), watch=watch)
                         await send.send(report.record)
                 finally:
                     await pool.aclose()
 
         async with trio.open_nursery() as nursery, results, games:
-            for _ in range(workers):
+            for _ in range(max(1, workers)):
                 nursery.start_soon(worker, games.clone(), results.clone())
 
 
-def _getter(pool: EnginePool, spec: EngineSpec, keep: set[str], held: Leased) -> Callable[[], Awaitable[Engine]]:
-    async def get() -> Engine:
-        if isinstance(held, EngineFailure):
-            raise held
-        if held is not None:
-            return held  # leased: given back when the game is over
-        return await pool.get(spec, keep)
-
-    return get
+async def _cancel_on(event: trio.Event, scope: trio.CancelScope) -> None:
+    await event.wait()
+    scope.cancel()
 
 
 async def run_tournament(
@@ -298,7 +331,7 @@ async def run_tournament(
     for frame in damage:
         emit(f"Warning: {files.directory / 'games.msgpack'}: skipped damaged bytes at {frame.offset}: {frame.reason}")
     result.resumed = len(done)
-    todo = [g for g in config.schedule if g.number not in done]
+    todo = Pending(config.schedule, done, result.total - result.resumed)
     if result.resumed:
         emit(f"Resuming: {result.resumed} of {result.total} games already played")
     stop_reason: list[str] = []

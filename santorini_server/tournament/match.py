@@ -16,20 +16,24 @@ game every engine must have declared the seat count in its handshake (``feature 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass, field
+from typing import Protocol
 
 import trio
 
-from ..adjudicator import GameReport, GameSetup, TimeControl
-from ..records import DeferredSgnWriter, GameRecord, SgnWriter
+from ..adjudicator import TimeControl
+from ..records import GameRecord
+from ..referee.engine import EngineFailure
+from ..referee.engine_spec import EngineSpec
+from ..referee.sources import EngineSource
 from ..rules import Position
 from ..stats.standings import format_score_line
-from .engine import EngineFailure
-from .engine_spec import EngineSpec
-from .slots import EngineSlot, play_or_forfeit
+from .runner import LocalBackend, LostGame
+from .schedule import ScheduledGame
+from .scoring import record_outcome
 
-__all__ = ["MatchConfig", "MatchSummary", "run_match", "seat_orders"]
+__all__ = ["MatchConfig", "MatchSummary", "RecordSink", "run_match", "seat_orders", "match_games"]
 
 
 @dataclass(frozen=True)
@@ -47,6 +51,10 @@ class MatchConfig:
     def seats(self) -> int:
         """Seats of every game: one per god of the opening, or of ``gods``."""
         return Position.from_sps(self.opening).nseats if self.opening else len(self.gods)
+
+    players = seats
+    concurrency = 1
+    """A match plays one game at a time."""
 
 
 def seat_orders(seats: int, engines: int) -> list[tuple[int, ...]]:
@@ -66,24 +74,42 @@ def seat_orders(seats: int, engines: int) -> list[tuple[int, ...]]:
     raise ValueError(f"a {seats}-seat match takes {wanted.get(seats, '2 to 4 seats')}, got {engines} engines")
 
 
+class RecordSink(Protocol):
+    """Takes each finished game's record (an SGN file's writer; a list)."""
+
+    def append(self, record: GameRecord, /) -> object: ...
+
+
 @dataclass
 class MatchSummary:
     wins: list[int] = field(default_factory=lambda: [0, 0])
     """Games each engine won (four seats: its team won), in the order the engines were given."""
     aborted: int = 0
-    records: list[GameRecord] = field(default_factory=list)
     placings: list[list[int]] = field(default_factory=list)
     """Each engine's place in every scored game (four seats: its team's, once a game)."""
+
+
+def match_games(config: MatchConfig) -> Iterator[ScheduledGame]:
+    """The match's games, made one at a time: game ``i`` is round ``i``, its seats cycling
+    through :func:`seat_orders` (indices into ``config.specs``)."""
+    orders = seat_orders(config.seats, len(config.specs))
+    n = len(config.specs)
+    for i in range(1, config.games + 1):
+        order = orders[(i - 1) % len(orders)]
+        yield ScheduledGame(i, tuple(p % n for p in order), config.gods, config.opening, i)
 
 
 async def run_match(
     config: MatchConfig,
     *,
     emit: Callable[[str], None] = print,
-    writer: SgnWriter | DeferredSgnWriter | None = None,
+    writer: RecordSink | None = None,
     io_log: Callable[[str, str, str], None] | None = None,
 ) -> MatchSummary:
     """Play the match; print cutechess-style lines through ``emit``; append records to ``writer``.
+
+    The games are played like a tournament's (one worker of :class:`~.runner.LocalBackend`,
+    engines kept between games); the engines are started and checked before the first game.
 
     Raises:
         ValueError: the engines do not fit the seat count (:func:`seat_orders`).
@@ -92,18 +118,18 @@ async def run_match(
     """
     specs = config.specs
     seats = config.seats
-    orders = seat_orders(seats, len(specs))
+    seat_orders(seats, len(specs))  # refused before anything starts
     summary = MatchSummary(wins=[0] * len(specs), placings=[[] for _ in specs])
     players = specs * (seats // len(specs))  # four seats, two engines: a process per seat
-    failure: EngineFailure | None = None
-    async with trio.open_nursery() as nursery:
-        slots = [EngineSlot(nursery, spec, io_log) for spec in players]
-        try:
-            for slot in slots:
+    failure: list[BaseException] = []
+
+    async def prepare(source: EngineSource) -> None:
+        async with source.seats(players) as getters:
+            for spec, get in zip(players, getters, strict=True):
                 try:
-                    engine = await slot.get()
+                    engine = await get()
                 except EngineFailure as exc:  # say which engine, once
-                    detail = exc.detail if slot.spec.name in exc.detail else f"{slot.spec.name}: {exc.detail}"
+                    detail = exc.detail if spec.name in exc.detail else f"{spec.name}: {exc.detail}"
                     raise EngineFailure(exc.kind, detail) from None
                 refusal = engine.seats_refusal(seats)
                 if refusal is not None:
@@ -114,40 +140,69 @@ async def run_match(
                         "engine-error",
                         f"{engine.name} does not support {', '.join(missing)} (it lists: {' '.join(engine.info.gods)})",
                     )
-            for i in range(1, config.games + 1):
-                order = orders[(i - 1) % len(orders)]
-                names = tuple(players[p].name for p in order)
-                versus = " vs ".join(names)
-                emit(f"Started game {i} of {config.games} ({versus})")
-                report = await _play_one(config, slots, order, i)
-                outcome = report.outcome
-                emit(f"Finished game {i} ({versus}): {outcome.result} {{{outcome.reason(names)}}}")
-                if writer is not None:
-                    writer.append(report.record)
-                summary.records.append(report.record)
-                if outcome.winner is None:
-                    summary.aborted += 1
-                    continue
-                places: dict[int, int] = {}
-                for seat, p in enumerate(order):
-                    places.setdefault(p % len(specs), outcome.placings[seat])
-                for k, place in sorted(places.items()):
-                    summary.placings[k].append(place)
-                    summary.wins[k] += place == 1
-        except EngineFailure as exc:
-            failure = exc  # re-raised bare, outside the nursery (not in an ExceptionGroup)
-        finally:
-            with trio.CancelScope(shield=True):
-                for slot in slots:
-                    await slot.aclose()
-    if failure is not None:
-        raise failure
+
+    def started(game: ScheduledGame) -> None:
+        emit(f"Started game {game.number} of {config.games} ({' vs '.join(specs[i].name for i in game.seats)})")
+
+    backend = LocalBackend(config, io_log, prepare=prepare)
+    results_send, results_recv = trio.open_memory_channel[GameRecord | LostGame](0)
+    try:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(backend.play, _Games(config), results_send, started)
+            async with results_recv:
+                async for item in results_recv:
+                    assert isinstance(item, GameRecord)  # a local worker loses no game
+                    _count(config, item, summary, emit, writer)
+    except BaseExceptionGroup as group:  # the engine check's failure, re-raised bare
+        found = group.subgroup(EngineFailure)
+        if found is None:
+            raise
+        failure.append(_first(found))
+    if failure:
+        raise failure[0]
     if len(specs) == 2:
         a, b = specs
         emit(format_score_line(a.name, b.name, summary.wins[0], summary.wins[1], 0))
     else:
         emit(format_placings_line([s.name for s in specs], summary.placings))
     return summary
+
+
+class _Games(Collection[ScheduledGame]):
+    def __init__(self, config: MatchConfig) -> None:
+        self.config = config
+
+    def __len__(self) -> int:
+        return self.config.games
+
+    def __iter__(self) -> Iterator[ScheduledGame]:
+        return match_games(self.config)
+
+    def __contains__(self, game: object) -> bool:
+        return isinstance(game, ScheduledGame) and 1 <= game.number <= self.config.games
+
+
+def _count(
+    config: MatchConfig, record: GameRecord, summary: MatchSummary, emit: Callable[[str], None], writer: RecordSink | None
+) -> None:
+    specs = config.specs
+    number = record.game_number or 0
+    names = record.players
+    outcome = record_outcome(record)
+    versus = " vs ".join(names)
+    emit(f"Finished game {number} ({versus}): {outcome.result} {{{outcome.reason(names)}}}")
+    if writer is not None:
+        writer.append(record)
+    if outcome.winner is None:
+        summary.aborted += 1
+        return
+    order = seat_orders(config.seats, len(specs))[(number - 1) % len(seat_orders(config.seats, len(specs)))]
+    places: dict[int, int] = {}
+    for seat, p in enumerate(order):
+        places.setdefault(p % len(specs), outcome.placings[seat])
+    for k, place in sorted(places.items()):
+        summary.placings[k].append(place)
+        summary.wins[k] += place == 1
 
 
 def format_placings_line(names: list[str], placings: list[list[int]]) -> str:
@@ -159,10 +214,7 @@ def format_placings_line(names: list[str], placings: list[list[int]]) -> str:
     return f"Placings of {', '.join(names)}: firsts {firsts}; mean place {means} ({games} games)"
 
 
-async def _play_one(config: MatchConfig, slots: list[EngineSlot], order: tuple[int, ...], number: int) -> GameReport:
-    seated = [slots[p] for p in order]
-    setup = GameSetup.for_specs(
-        [slot.spec for slot in seated], config.tc, gods=config.gods, opening=config.opening, ping=config.ping,
-        event=config.event, round=str(number), game_number=number,
-    )
-    return await play_or_forfeit([slot.get for slot in seated], setup, [slot.spec.name for slot in seated])
+def _first(group: BaseException) -> BaseException:
+    while isinstance(group, BaseExceptionGroup):
+        group = group.exceptions[0]
+    return group
