@@ -43,6 +43,7 @@ from pathlib import Path
 from typing import Any, Literal, TypeVar, cast
 from urllib.parse import quote
 
+from ..referee.engine_spec import parse_engine_spec
 from .names import check_bot_name
 from .tokens import new_token, token_hash
 
@@ -296,8 +297,17 @@ class Run:
 
     @property
     def bot_names(self) -> list[str]:
-        """The run's bots (its settings hold engine specs ending ``name=BOT``)."""
-        return [spec.rsplit("name=", 1)[-1] for spec in self.settings.get("engines", [])]
+        """The run's bots: a remote bot is listed by its name (and in ``remote``), a local one by
+        its engine spec, named after the bot."""
+        remote = set(self.settings.get("remote", []))
+        return [text if text in remote else _spec_name(text) for text in self.settings.get("engines", [])]
+
+
+def _spec_name(text: str) -> str:
+    try:
+        return parse_engine_spec(text).name
+    except ValueError:  # settings stored by the job API were checked: only a damaged row gets here
+        return text
 
 
 @dataclass(frozen=True, slots=True)
