@@ -14,6 +14,7 @@ import structlog
 from santorini_server.records import GameRecord, encode_frame
 from santorini_server.records.archive import iter_archive
 from santorini_server.records.frames import Frame, iter_frames
+from santorini_server.server import runs
 from santorini_server.server.async_store import AsyncStore
 from santorini_server.server.ladder import LadderFiles
 from santorini_server.server.runs import reconcile
@@ -44,6 +45,23 @@ async def test_reconcile_reads_only_the_tail_after_the_last_indexed_frame(tmp_pa
         assert await reconcile(store, match.run_id, match.archive.parent) == 0  # the tail is the last frame alone
         assert await store.read(Store.last_seating, match.run_id, "alpha", "beta") == ("beta", "alpha")  # game 4
         assert await store.read(Store.last_seating, match.run_id + 1, "alpha", "beta") is None  # another run
+    finally:
+        store.close()
+
+
+async def test_reconcile_indexes_a_long_unindexed_tail_a_batch_at_a_time(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Nothing indexed (a store restored from an old backup): every game is indexed, in archive
+    order, read BATCH games at a time, so memory does not grow with the archive."""
+    monkeypatch.setattr(runs, "BATCH", 3)
+    data = tmp_path / "data"
+    match = a_match(data, four_games() + [a_record(n, "alpha", "beta") for n in range(5, 9)], indexed=[], state="running")
+    store = await AsyncStore.open(data)
+    try:
+        assert await reconcile(store, match.run_id, match.archive.parent) == 8
+        games = await store.read(Store.games, match.run_id)
+        assert [game.number for game in games] == list(range(1, 9))
+        assert [game.archive_offset for game in games] == match.offsets
+        assert await reconcile(store, match.run_id, match.archive.parent) == 0
     finally:
         store.close()
 

@@ -33,7 +33,7 @@ from santorini_server.records import (
 from santorini_server.referee.engine_spec import parse_engine_spec
 from santorini_server.server.daemon import ServeOptions
 from santorini_server.server.names import parse_id
-from santorini_server.server.runs import RUNS_DIR, QueueFull, index_game, queue_run, run_settings
+from santorini_server.server.runs import RUNS_DIR, QueueFull, index_game, queue_run, run_settings, upgrade_settings
 from santorini_server.server.store import Store
 from santorini_server.tournament.config import Settings, TournamentConfig, check_concurrency, check_event
 from santorini_server.tournament.output import ARCHIVE
@@ -141,6 +141,23 @@ def test_a_submitted_run_beyond_the_cores_is_refused(tmp_path: Path) -> None:
         assert run_settings(store, {"engines": remote})[1] == "tournament"  # 0: the cores, whatever they are
         with pytest.raises(ValueError, match=r"^concurrency 9 is more than the run's 8 remote bots \(each plays one"):
             run_settings(store, {"engines": remote, "concurrency": 9})
+
+
+def test_a_remote_bot_is_named_in_the_run_not_given_a_program(tmp_path: Path) -> None:
+    with Store(tmp_path / "data", create=True) as store:
+        store.add_local_bot("a", "random")
+        store.add_remote_bot("r1")
+        settings, _ = run_settings(store, {"engines": ["a", "r1"]})
+        assert settings.engines[1] == "r1" and settings.remote == ["r1"]
+        config = TournamentConfig.from_settings(settings)
+        assert config.remote == {"r1"} and config.specs[1].argv == () and config.specs[0].argv
+        run = queue_run(store, "match", settings, 2)
+        assert run.bot_names == ["a", "r1"]
+        with pytest.raises(ValueError, match=r"^unknown setting 'remote' \(the server sets it\)"):
+            run_settings(store, {"engines": ["a", "r1"], "remote": ["a"]})  # a local bot is never leased
+    legacy = Settings(engines=["random name=a", "cmd=santorini-remote-bot name=r1"])
+    assert upgrade_settings(legacy).engines == ["random name=a", "r1"] and upgrade_settings(legacy).remote == ["r1"]
+    assert upgrade_settings(settings) is settings
 
 
 @pytest.mark.parametrize(

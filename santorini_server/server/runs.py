@@ -43,8 +43,6 @@ them again.
 
 from __future__ import annotations
 
-import dataclasses
-import mmap
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -57,8 +55,8 @@ import structlog
 import trio
 
 from ..records import ArchiveError, GameRecord, read_record_at
-from ..records.archive import map_file, read_frame
-from ..records.frames import CorruptFrame, Frame, iter_frames
+from ..records.archive import read_frame
+from ..records.frames import CorruptFrame, iter_stream_frames
 from ..referee.sources import PoolSource
 from ..tournament.config import (
     STATE_FILE,
@@ -505,28 +503,35 @@ class RunScheduler:
         elif scope.cancelled_caught and not self.drain.is_set():
             log.info("run cancelled")
 
-def _read_frames(archive: Path, start: int = 0) -> tuple[list[tuple[GameRecord, int]], list[CorruptFrame]]:
-    """Every readable record of ``archive`` from byte ``start`` on, with the byte offset of its
-    frame, and the damaged regions there."""
+BATCH = 1000
+"""Unindexed games read from the archive at a time by :func:`reconcile` (its memory bound)."""
+
+
+def _read_unindexed(
+    archive: Path, start: int, after: int | None
+) -> tuple[list[tuple[GameRecord, int]], list[CorruptFrame], int | None]:
+    """Up to :data:`BATCH` records of ``archive`` framed after byte ``after`` (None: from the
+    start), each with its frame's offset, streamed from byte ``start``; the damaged regions met;
+    and the offset to go on from (None: the end was reached).  A frame before ``after`` is only
+    checked (its checksum), never decoded, and nothing of it is kept."""
     records: list[tuple[GameRecord, int]] = []
     damage: list[CorruptFrame] = []
     with archive.open("rb") as file:
-        if start:
-            file.seek(start)
-            data: bytes | mmap.mmap = file.read()
-        else:
-            data = map_file(file)
-    try:
-        for item in iter_frames(data):
-            found = read_frame(item) if isinstance(item, Frame) else item
+        file.seek(start)
+        for item in iter_stream_frames(file.read, start):
+            if isinstance(item, CorruptFrame):
+                damage.append(item)
+                continue
+            if after is not None and item.offset <= after:
+                continue
+            found = read_frame(item)
             if isinstance(found, CorruptFrame):
-                damage.append(dataclasses.replace(found, offset=found.offset + start))
-            else:
-                records.append((found, item.offset + start))
-    finally:
-        if not isinstance(data, bytes):
-            data.close()
-    return records, damage
+                damage.append(found)
+                continue
+            if len(records) == BATCH:
+                return records, damage, item.offset
+            records.append((found, item.offset))
+    return records, damage, None
 
 
 async def reconcile(store: AsyncStore, run_id: int, directory: Path, damage: DamageLog | None = None) -> int:
@@ -535,26 +540,28 @@ async def reconcile(store: AsyncStore, run_id: int, directory: Path, damage: Dam
 
     A run's games are indexed one at a time in the order of their archive (the tournament's one
     collector; the ladder's record lock), so a game not indexed can only be after the last
-    indexed frame: only that tail is read, whatever the archive's length.  With ``damage`` (a
-    run's resume, which reads its whole archive anyway), the whole archive is read and its damaged
-    regions are reported there, but for a frame cut off at its end: the mark of a crash
-    mid-write, which the resume cuts off and plays again."""
+    indexed frame: only that tail is decoded, :data:`BATCH` games at a time, whatever the
+    archive's length.  With ``damage`` (a run's resume), the whole archive is streamed too, its
+    frames' checksums checked, and its damaged regions are reported there, but for a frame cut
+    off at its end: the mark of a crash mid-write, which the resume cuts off and plays again."""
     archive = directory / ARCHIVE
     if not archive.exists():
         return 0
     _, last = await store.read(Store.run_tail, run_id)
-    start = 0 if damage is not None or last is None else last
-    records, regions = await trio.to_thread.run_sync(_read_frames, archive, start)
-    indexed = {game.number for game in await store.read(Store.games, run_id)} if start == 0 else set()
-    missing = [(r, offset) for r, offset in records if r.game_number is not None and r.game_number not in indexed
-               and not (start and offset == start)]  # the tail's first frame is the last indexed game's
+    start: int | None = 0 if damage is not None or last is None else last
+    regions: list[CorruptFrame] = []
     added = 0
-    for record, offset in missing:  # in archive order: the next start's tail begins at the last of them
-        try:
-            if await store.write(index_game, run_id, record, offset) is not None:
-                added += 1
-        except NoSuchBot as exc:  # a bot removed as its first game ended: that game cannot be indexed
-            _log.warning("archived game not indexed", run=run_id, game=record.game_number, error=str(exc))
+    while start is not None:
+        records, found, start = await trio.to_thread.run_sync(_read_unindexed, archive, start, last)
+        regions.extend(found[: MAX_REGIONS - len(regions)])
+        for record, offset in records:  # in archive order: the next start's tail begins at the last of them
+            if record.game_number is None:
+                continue
+            try:
+                if await store.write(index_game, run_id, record, offset) is not None:
+                    added += 1
+            except NoSuchBot as exc:  # a bot removed as its first game ended: that game cannot be indexed
+                _log.warning("archived game not indexed", run=run_id, game=record.game_number, error=str(exc))
     if damage is not None:
         await damage.describe(run_id, [region for region in regions if not region.truncated])
     return added
