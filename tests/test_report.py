@@ -24,13 +24,12 @@ from santorini_server.tournament.config import Settings, TournamentConfig
 from santorini_server.tournament.output import TournamentFiles
 from santorini_server.tournament.report import (
     Block,
+    RecordsHead,
     ReportInfo,
     block_of,
     build_report,
     config_info,
     game_blocks,
-    numbered,
-    records_info,
     score_history,
 )
 from santorini_server.tournament.report_files import REPORT, ReportWriter
@@ -175,17 +174,30 @@ def test_games_go_into_blocks_of_a_hundred_numbers_and_link_to_their_place() -> 
     assert game_blocks([5, 6, 7], size=3) == {Block(4, 6): [5, 6], Block(7, 9): [7]}
 
 
+def head_of(records: list[GameRecord]) -> RecordsHead:
+    head = RecordsHead()
+    for record in records:
+        head.add(record)
+    return head
+
+
 def test_records_without_distinct_game_numbers_are_numbered_by_their_place() -> None:
     games = tournament_games(2, ("alpha", "beta"), 3)
     records = [r for _, r in reversed(games)]
-    assert [n for n, _ in numbered(records)] == [1, 2, 3] and numbered(records)[0][1] is records[2]
+    head = head_of(records)
+    assert [head.number(r, k) for k, r in enumerate(records, 1)] == [3, 2, 1]  # their GameNumber
     plain = [GameRecord(tuple(t for t in r.tags if t[0] != "GameNumber"), r.turns) for r in records]
-    assert [(n, r.players) for n, r in numbered(plain)] == [(k, r.players) for k, r in enumerate(plain, 1)]
-    head = records_info("file", numbered(plain))
-    assert head.engines == ("beta", "alpha") and head.seats == 2 and head.time_control == "10+0.1"
-    assert head.title == "N-seat test"  # the games' Event tag
+    head = head_of(plain)
+    assert [head.number(r, k) for k, r in enumerate(plain, 1)] == [1, 2, 3]
+    twice = head_of([*records, records[0]])
+    assert [twice.number(r, k) for k, r in enumerate(records, 1)] == [1, 2, 3]  # a number met twice: places
+    info = head.info("file")
+    assert info.engines == ("beta", "alpha") and info.seats == 2 and info.time_control == "10+0.1"
+    assert info.title == "N-seat test"  # the games' Event tag
     with pytest.raises(ValueError, match="2 and 3 seats"):
-        records_info("mixed", [*numbered(plain), (9, tournament_games(3, ("a", "b", "c"), 1)[0][1])])
+        head_of([*plain, tournament_games(3, ("a", "b", "c"), 1)[0][1]]).info("mixed")
+    with pytest.raises(ValueError, match="no games to report"):
+        RecordsHead().info("empty")
 
 
 # --- the page -----------------------------------------------------------------------------------

@@ -10,14 +10,16 @@ import os
 import pathlib
 import random
 import re
+import tempfile
 import tracemalloc
 from collections.abc import Sequence
 
 import pytest
+from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from santorini_server.cli import replay_cmd
+from santorini_server.cli import main, replay_cmd
 from santorini_server.records import (
     MAGIC,
     ArchiveWriter,
@@ -41,7 +43,7 @@ from santorini_server.records import (
     sgn_writer,
 )
 from santorini_server.records.sgn_writer import TAIL_CHECK
-from santorini_server.tournament import runner
+from santorini_server.tournament import report_files, runner
 from santorini_server.tournament.output import ARCHIVE, RESULTS, SGN, TournamentFiles
 from santorini_server.tournament.report import ReportInfo
 from santorini_server.tournament.report_files import REPORT, ReportWriter
@@ -449,3 +451,42 @@ def test_the_games_done_are_counted_as_bits() -> None:
     assert len(done) == 4
     assert [n for n in range(-1, 25) if n in done] == [1, 7, 8, 20]
     assert None not in done and "7" not in done
+
+
+@pytest.mark.parametrize("kind", ["sgn", "msgpack"])
+def test_santorini_report_reads_the_records_as_a_stream(
+    tmp_path: pathlib.Path, kind: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``santorini report`` of a record file holds a row per game, not the games: an SGN file is
+    framed into a scratch archive as it is read, and each viewer file reads its block from it
+    (here a viewer that notes the block and lets go: the real one's cost is one block's)."""
+    count = 700
+    path = tmp_path / f"games.{kind}"
+    with open(path, "wb") as f:
+        for k in range(1, count + 1):
+            f.write(encode_frame(_numbered(k)) if kind == "msgpack" else (format_sgn(_numbered(k)) + "\n").encode())
+    blocks: list[tuple[int, int | None]] = []
+
+    def viewer(records: Sequence[GameRecord], out: pathlib.Path, *, title: str | None = None) -> None:
+        blocks.append((len(records), records[0].game_number))
+        out.write_text(str(title))
+
+    monkeypatch.setattr(report_files, "default_viewer", lambda: viewer)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    tracemalloc.start()
+    try:
+        result = CliRunner().invoke(main, ["report", str(path), "--out", str(tmp_path / "out")])
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert result.exit_code == 0, result.output
+    assert f"{count} games, 7 viewer files" in result.output
+    assert blocks == [(100, k) for k in range(1, count, 100)]
+    tracemalloc.start()
+    try:
+        held = [_numbered(k) for k in range(1, count + 1)]  # what holding the games would take
+        records = tracemalloc.get_traced_memory()[0]
+    finally:
+        tracemalloc.stop()
+    assert len(held) == count and peak < records / 2, (peak, records)
+    assert not list(tmp_path.glob("santorini-report-*"))  # the scratch archive is gone

@@ -4,22 +4,30 @@ again from its records, or made for any SGN file or msgpack archive."""
 from __future__ import annotations
 
 import mmap
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
+from typing import BinaryIO
 
 import click
 
-from ..records import CorruptFrame, GameRecord, RecordError, iter_records, map_file
+from ..records import CorruptFrame, GameRecord, RecordError, encode_frame, iter_records, map_file
+from ..records.archive import iter_archive_frames
+from ..records.convert import Format, detect_file_format
 from ..tournament.config import STATE_FILE, TournamentConfig, load_settings
 from ..tournament.output import ARCHIVE, SGN
-from ..tournament.report import ReportInfo, config_info, game_blocks, numbered, records_info
+from ..tournament.report import RecordsHead, ReportInfo, config_info
 from ..tournament.report_files import GAMES_DIR, REPORT, ReportWriter
 from .output_files import same_file
 
 __all__ = ["report"]
 
 
-def _read(path: Path) -> list[GameRecord]:
-    """Every game of a record file; damaged archive regions are skipped with a warning."""
+def _scan(path: Path, spool: BinaryIO | None) -> RecordsHead:
+    """Read every game of a record file once, as a stream: what the report's head says of them;
+    with ``spool``, each game is also framed there (an SGN file, read again from that archive,
+    so that no game is held).  Damaged archive regions are skipped with a warning."""
+    head = RecordsHead()
     try:
         with open(path, "rb") as f:
             data = map_file(f)
@@ -27,19 +35,42 @@ def _read(path: Path) -> list[GameRecord]:
         raise click.ClickException(f"{path} is a directory, not a game record file") from None
     except OSError as exc:
         raise click.ClickException(f"cannot read {path}: {exc.strerror or exc}") from None
-    records = []
     try:
         for item in iter_records(data):
             if isinstance(item, CorruptFrame):
                 click.echo(f"Warning: {path}: skipped damaged bytes at {item.offset}: {item.reason}", err=True)
-            else:
-                records.append(item)
+                continue
+            head.add(item)
+            if spool is not None:
+                spool.write(encode_frame(item))
     except (RecordError, UnicodeDecodeError) as exc:
         raise click.ClickException(f"{path}: {exc}") from None
     finally:
         if isinstance(data, mmap.mmap):
             data.close()
-    return records
+    return head
+
+
+def _format(path: Path) -> Format:
+    try:
+        with open(path, "rb") as f:
+            return detect_file_format(f)
+    except IsADirectoryError:
+        raise click.ClickException(f"{path} is a directory, not a game record file") from None
+    except OSError as exc:
+        raise click.ClickException(f"cannot read {path}: {exc.strerror or exc}") from None
+
+
+def _numbered(archive: Path, head: RecordsHead) -> Iterator[tuple[int, GameRecord, int]]:
+    """Each game of ``archive`` (intact frames) with its number and its frame's offset."""
+    with open(archive, "rb") as f:
+        place = 0
+        for item in iter_archive_frames(f):
+            if isinstance(item, CorruptFrame):
+                continue
+            frame, record = item
+            place += 1
+            yield head.number(record, place), record, frame.offset
 
 
 def _tournament_info(folder: Path) -> ReportInfo | None:
@@ -77,24 +108,35 @@ def report(source: Path, out_dir: Path | None) -> None:
         folder = source
     else:
         records_path, info, folder = source, None, source.parent
-    games = numbered(_read(records_path))
-    try:
-        info = info or records_info(records_path.stem, games)
-    except ValueError as exc:
-        raise click.ClickException(f"{records_path}: {exc}") from None
     out = out_dir or folder
-    writer = ReportWriter(out, info)
-    for number, record in games:
-        writer.add(record, number)
-    written = [out / REPORT, *(out / block.path for block in game_blocks((n for n, _ in games), writer.block_size))]
-    if any(same_file(records_path, path) for path in written):  # the records are never replaced
-        raise click.ClickException(f"{records_path} is a file the report writes: choose another folder with --out DIR")
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-        writer.write_now()
-    except OSError as exc:
-        raise click.ClickException(f"cannot write the report in {out}: {exc.strerror or exc}") from None
-    except ValueError as exc:  # a record the viewer cannot show at all
-        raise click.ClickException(f"{records_path}: {exc}") from None
-    blocks = len(game_blocks((n for n, _ in games), writer.block_size))
-    click.echo(f"Wrote {out / REPORT}: {len(games)} games, {blocks} viewer files in {out / GAMES_DIR}")
+    with tempfile.TemporaryDirectory(prefix="santorini-report-") as scratch:
+        if _format(records_path) == "msgpack":
+            archive: Path = records_path
+            head = _scan(records_path, None)
+        else:  # an SGN file: framed into a scratch archive as it is read, the games read back from there
+            archive = Path(scratch) / ARCHIVE
+            with open(archive, "wb") as spool:
+                head = _scan(records_path, spool)
+        try:
+            info = info or head.info(records_path.stem)
+        except ValueError as exc:
+            raise click.ClickException(f"{records_path}: {exc}") from None
+        writer = ReportWriter(out, info, archive=archive)
+        for number, record, offset in _numbered(archive, head):
+            try:
+                writer.add(record, number, offset)
+            except ValueError as exc:  # the same GameNumber twice in a tournament folder's records
+                raise click.ClickException(f"{records_path}: {exc}") from None
+        blocks = writer.blocks()
+        written = [out / REPORT, *(out / block.path for block in blocks)]
+        if any(same_file(records_path, path) for path in written):  # the records are never replaced
+            raise click.ClickException(f"{records_path} is a file the report writes: choose another folder with --out DIR")
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+            writer.write_now()
+        except OSError as exc:
+            raise click.ClickException(f"cannot write the report in {out}: {exc.strerror or exc}") from None
+        except ValueError as exc:  # a record the viewer cannot show at all
+            raise click.ClickException(f"{records_path}: {exc}") from None
+    games = head.count
+    click.echo(f"Wrote {out / REPORT}: {games} games, {len(blocks)} viewer files in {out / GAMES_DIR}")

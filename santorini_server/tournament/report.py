@@ -45,10 +45,10 @@ __all__ = [
     "block_of",
     "build_report",
     "config_info",
-    "records_info",
+    "RecordsHead",
+    "MAX_NUMBER",
     "game_blocks",
     "game_summary",
-    "numbered",
     "score_history",
     "standings_tables",
     "thin_points",
@@ -91,15 +91,6 @@ def game_blocks(numbers: Iterable[int], size: int = BLOCK_SIZE) -> dict[Block, l
     for number in sorted(numbers):
         blocks.setdefault(block_of(number, size), []).append(number)
     return blocks
-
-
-def numbered(records: Sequence[GameRecord]) -> list[tuple[int, GameRecord]]:
-    """Each record with its number: its ``GameNumber`` when every record has a distinct one (a
-    tournament's), else its place in the file (1-based), so any archive or SGN can be reported."""
-    numbers = [r.game_number for r in records]
-    if all(n is not None for n in numbers) and len(set(numbers)) == len(numbers):
-        return sorted(((n, r) for n, r in zip(numbers, records, strict=True) if n is not None), key=lambda p: p[0])
-    return list(enumerate(records, 1))
 
 
 @dataclass(frozen=True)
@@ -176,7 +167,7 @@ def build_report(
     block_size: int = BLOCK_SIZE,
 ) -> ReportData:
     """The report of ``games``: each record (or its :class:`GameSummary`) with its schedule
-    number (:func:`numbered` gives them for records read from a file), any order.
+    number (:class:`RecordsHead` numbers records read from a file), any order.
 
     ``standings``: the standings those games were counted into (a live report keeps its own);
     None counts them here, with the engines of ``info`` listed first (every game must then be
@@ -377,26 +368,77 @@ def config_info(config: TournamentConfig, folder: str = "") -> ReportInfo:
     )
 
 
-def records_info(name: str, games: Sequence[tuple[int, GameRecord]]) -> ReportInfo:
-    """The report head of games read from a file with no tournament settings beside it: titled
-    by their ``Event`` tag when they share one (else ``name``), the engines in order of first
-    appearance, and the time control and gods the records state.
+MAX_NUMBER = 100_000_000
+"""The largest ``GameNumber`` a report numbers its games by (a bit each while a file is read)."""
+MAX_DISTINCT = 1000
+"""Distinct time controls or matchups a report head counts (beyond: "more than")."""
 
-    Raises:
-        ValueError: no games, or games of different seat counts (their standings differ in kind).
-    """
-    if not games:
-        raise ValueError("no games to report")
-    seats = {record.nseats for _, record in games}
-    if len(seats) > 1:
-        raise ValueError(f"the games have {' and '.join(map(str, sorted(seats)))} seats: report each kind separately")
-    engines = tuple(dict.fromkeys(name for _, record in games for name in record.players))
-    controls = list(dict.fromkeys(record.tag("TimeControl") or "?" for _, record in games))
-    gods = list(dict.fromkeys("/".join(record.gods) for _, record in games))
-    events = {record.tag("Event") for _, record in games}
-    title = events.pop() if len(events) == 1 else None
-    return ReportInfo(
-        title=title or name, engines=engines, seats=seats.pop(),
-        time_control=", ".join(controls) if len(controls) <= 3 else f"{len(controls)} different",
-        gods=", ".join(gods) if len(gods) <= 3 else f"{len(gods)} matchups",
-    )
+
+class RecordsHead:
+    """The report head of games read from a file with no tournament settings beside it, gathered
+    one game at a time (a file of any length is read as a stream, never held): titled by their
+    ``Event`` tag when they share one, the engines in order of first appearance, the time
+    controls and gods the records state; and how to number the games: by their ``GameNumber``
+    when every game has a distinct one (a tournament's), else by their place in the file."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self._seats: set[int] = set()
+        self._engines: dict[str, None] = {}
+        self._controls: dict[str, None] = {}
+        self._gods: dict[str, None] = {}
+        self._events: set[str | None] = set()
+        self._seen = bytearray()  # a bit per GameNumber met
+        self._distinct = True
+
+    def add(self, record: GameRecord) -> None:
+        self.count += 1
+        self._seats.add(record.nseats)
+        if len(self._engines) <= MAX_DISTINCT:
+            self._engines.update(dict.fromkeys(record.players))
+        if len(self._controls) <= MAX_DISTINCT:
+            self._controls.setdefault(record.tag("TimeControl") or "?")
+        if len(self._gods) <= MAX_DISTINCT:
+            self._gods.setdefault("/".join(record.gods))
+        if len(self._events) <= 1:
+            self._events.add(record.tag("Event"))
+        number = record.game_number
+        if not self._distinct:
+            return
+        if number is None or not 1 <= number <= MAX_NUMBER:
+            self._distinct = False
+            return
+        byte, bit = divmod(number, 8)
+        if byte >= len(self._seen):
+            self._seen.extend(bytes(byte + 1 - len(self._seen)))
+        if self._seen[byte] >> bit & 1:
+            self._distinct = False
+        self._seen[byte] |= 1 << bit
+
+    def number(self, record: GameRecord, place: int) -> int:
+        """The number of the game at 1-based ``place`` in the file (once every game is added)."""
+        if self._distinct and record.game_number is not None:
+            return record.game_number
+        return place
+
+    def info(self, name: str) -> ReportInfo:
+        """The head (``name``: the title when the games do not share an ``Event``).
+
+        Raises:
+            ValueError: no games, or games of different seat counts (their standings differ in kind).
+        """
+        if not self.count:
+            raise ValueError("no games to report")
+        if len(self._seats) > 1:
+            raise ValueError(f"the games have {' and '.join(map(str, sorted(self._seats)))} seats: report each kind separately")
+        controls, gods = list(self._controls), list(self._gods)
+        title = next(iter(self._events)) if len(self._events) == 1 else None
+
+        def many(n: int, what: str) -> str:
+            return f"more than {MAX_DISTINCT:,} {what}" if n > MAX_DISTINCT else f"{n} {what}"
+
+        return ReportInfo(
+            title=title or name, engines=tuple(self._engines), seats=next(iter(self._seats)),
+            time_control=", ".join(controls) if len(controls) <= 3 else many(len(controls), "different"),
+            gods=", ".join(gods) if len(gods) <= 3 else many(len(gods), "matchups"),
+        )

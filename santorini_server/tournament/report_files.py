@@ -121,6 +121,10 @@ class ReportWriter:
                                     offset if offset is not None and self.archive is not None else record)
         self._dirty.add(block_of(number, self.block_size))
 
+    def blocks(self) -> list[Block]:
+        """The viewer files of the games added, in order."""
+        return sorted({block_of(number, self.block_size) for number in self._games}, key=lambda b: b.first)
+
     def share_standings(self, standings: Standings | NSeatStandings) -> None:
         """Show ``standings`` instead of counting its own: the tournament's, into which its
         owner counts every game it adds here (one copy of each game's scoring, not two)."""
