@@ -160,7 +160,7 @@ def _broken(change: str) -> object:
     "unsorted numbers", "bad tags", "name not text", "bad seats",
 ])
 def test_a_state_that_is_not_one_is_one_line(change: str) -> None:
-    with pytest.raises(ValueError, match="^not a state of standings: ") as caught:
+    with pytest.raises(ValueError, match=r"^not a state of standings: ") as caught:
         Standings.from_state(_broken(change))
     assert "\n" not in str(caught.value)
 
