@@ -695,8 +695,8 @@ class Standings:
             number, p1, p2, winner, termination = _list(item, 5)
             if winner not in (None, DRAW, 1, 2):
                 raise ValueError(f"winner {winner!r:.20}")
-            game = ScoredGame(_count(number), _text(p1), _text(p2), winner, _text(termination))  # type: ignore[arg-type]
-            standings._waiting_pairs[(game.number + 1) // 2] = game
+            half = ScoredGame(_count(number), _text(p1), _text(p2), winner, _text(termination))
+            standings._waiting_pairs[(half.number + 1) // 2] = half
         for item in _list(value["beliefs"]):
             name, mu, sigma = _list(item, 3)
             standings._beliefs[_text(name)] = (_number(mu), _number(sigma))
@@ -705,8 +705,8 @@ class Standings:
             standings._rated[_text(name)] = _count(n)
         standings._next = _count(value["next"])
         for item in _list(value["waiting"]):  # a game, or [number] for an unscored one
-            game = _game_from_state(item) if len(_list(item)) != 1 else None
-            standings._waiting[game.number if game is not None else _count(_list(item)[0])] = game
+            held = _game_from_state(item) if len(_list(item)) != 1 else None
+            standings._waiting[held.number if held is not None else _count(_list(item)[0])] = held
         standings._waiting_order = sorted(standings._waiting)  # a sorted list is a heap
         return standings
 
