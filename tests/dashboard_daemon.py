@@ -7,8 +7,9 @@ whose run name (``event``) is hostile text too.  Bot names cannot carry markup (
 refuses ``<``), so the untrusted text the pages must escape is the spec and the run name.
 
 :func:`counted_slowly` is the daemon in this process instead, over a finished match written
-straight to its data directory, with the run's standings held "being counted" until the test
-lets them be: a view of the run (as the daemon's warm-up makes) whose tables wait for an event.
+straight to its data directory (no standings snapshot), with the run's standings held "being
+counted" until the test lets them be: its first count (the daemon's warm-up's, or a page's)
+waits for an event.
 """
 
 from __future__ import annotations
@@ -19,7 +20,9 @@ import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
@@ -29,6 +32,7 @@ from trio_websocket import WebSocketConnection, wrap_client_stream
 
 from santorini_server.dashboard.app import dashboard_app
 from santorini_server.records import ArchiveWriter
+from santorini_server.server import run_standings
 from santorini_server.server.daemon import ServeOptions, WebContext, serve
 from santorini_server.server.runs import RUNS_DIR, index_game
 from santorini_server.server.store import Store
@@ -109,7 +113,7 @@ class SlowCount:
 async def counted_slowly(data: Path, games: int = 4) -> AsyncIterator[SlowCount]:
     """``santorini serve`` in this process (real sockets) over a finished ``games``-game match
     between ``alpha`` and ``beta``, whose standings stay "being counted" until ``release`` is set:
-    a view of the run holds it (its lock) until then, taken before any page is asked for."""
+    the first count of the run waits until then, begun before any page is asked for."""
     with Store(data, create=True) as store:
         store.add_local_bot("alpha", "random")
         store.add_local_bot("beta", "greedy")
@@ -140,27 +144,35 @@ async def counted_slowly(data: Path, games: int = 4) -> AsyncIterator[SlowCount]
         ready.set()
 
     holding, release = threading.Event(), threading.Event()
+    real_count = run_standings.count_run
 
-    def slow(_: TournamentConfig, standings: object, counted: int) -> int:
-        holding.set()
-        assert release.wait(60), "the test did not release the count"
-        return counted
+    def slow(*args: Any, **kwargs: Any) -> Any:  # the first count (whoever makes it) is held
+        if not holding.is_set():
+            holding.set()
+            assert release.wait(60), "the test did not release the count"
+        return real_count(*args, **kwargs)
 
-    drain = trio.Event()
-    async with trio.open_nursery() as nursery:
-        nursery.start_soon(serve, ServeOptions(data=data, http=("127.0.0.1", 0), bots=("127.0.0.1", 0)), say, drain, app)
-        with trio.fail_after(30):
-            await ready.wait()
-        url = re.search(r"API (http://\S+),", said[0])
-        assert url is not None, said
-        cache = webs[0].scheduler.standings
-        holder = threading.Thread(target=cache.view, args=(run.id, lambda: config, archive, "gate", slow), daemon=True)
-        holder.start()
-        try:
+    run_standings.count_run = slow  # type: ignore[assignment]
+    try:
+        drain = trio.Event()
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(serve, ServeOptions(data=data, http=("127.0.0.1", 0), bots=("127.0.0.1", 0)), say, drain, app)
             with trio.fail_after(30):
-                await trio.to_thread.run_sync(holding.wait)
-            yield SlowCount(url.group(1), run.id, games, release)
-        finally:
-            release.set()
-            await trio.to_thread.run_sync(holder.join, 30)
-            drain.set()
+                await ready.wait()
+            url = re.search(r"API (http://\S+),", said[0])
+            assert url is not None, said
+            views = webs[0].scheduler.standings
+            holder = threading.Thread(
+                target=partial(views.view, archive.parent, config, "gate", lambda *_: None, final=True), daemon=True
+            )
+            holder.start()
+            try:
+                with trio.fail_after(30):
+                    await trio.to_thread.run_sync(holding.wait)
+                yield SlowCount(url.group(1), run.id, games, release)
+            finally:
+                release.set()
+                await trio.to_thread.run_sync(holder.join, 30)
+                drain.set()
+    finally:
+        run_standings.count_run = real_count

@@ -140,22 +140,22 @@ def test_a_run_whose_stored_settings_no_longer_read_has_a_page_saying_why(tmp_pa
 
 async def test_a_view_not_done_within_its_wait_goes_on_in_its_thread() -> None:
     """``within`` gives None for a view slower than its wait, and the view's thread goes on to
-    its end (it fills the standings cache); a run held by another view (Counting) gives None too."""
+    its end (it saves the run's snapshot); a run counted by another view (Counting) gives None too."""
     release, done = threading.Event(), threading.Event()
 
-    def slow(*, wait: float) -> str:
+    def slow(*, block: bool) -> str:
         assert release.wait(30)
         done.set()
         return "tables"
 
-    def held(*, wait: float) -> str:
+    def held(*, block: bool) -> str:
         raise Counting("another view counts the run")
 
     assert await within(slow, 0.05) is None
     release.set()
     assert await trio.to_thread.run_sync(done.wait, 30)
     assert await within(held, 5) is None
-    assert await within(lambda *, wait: f"ready within {wait}", 5) == "ready within 5"
+    assert await within(lambda *, block: f"ready, blocking: {block}", 5) == "ready, blocking: False"
 
 
 def test_hostile_text_is_escaped_on_every_page(daemon: Daemon) -> None:

@@ -13,10 +13,11 @@ from santorini_server.dashboard.views import duration_text, god_rows, opponent_r
 from santorini_server.records import GameRecord
 from santorini_server.records.archive import encode_frame
 from santorini_server.records.payload import decode_record_without_turns, encode_record
-from santorini_server.server.run_standings import StandingsCache
+from santorini_server.server.run_standings import RunViews
 from santorini_server.server.store import NewGame, RatingPoint, Store
 from santorini_server.stats.standings import Standings
 from santorini_server.tournament.config import Settings, TournamentConfig
+from santorini_server.tournament.standings_file import StandingsFile
 
 
 def test_pager_clamps_and_ignores_bad_values() -> None:
@@ -111,32 +112,39 @@ def _record(number: int, first: str, second: str, winner: int) -> GameRecord:
 def test_run_standings_read_only_what_the_archive_gained(tmp_path: Path) -> None:
     config = TournamentConfig.from_settings(Settings(engines=["random name=a", "greedy name=b"], rounds=3))
     archive = tmp_path / "games.msgpack"
-    cache = StandingsCache()
+    views = RunViews()
+    made: list[int] = []
 
     def tally() -> tuple[int, int]:
         def show(_: object, standings: object, games: int) -> tuple[int, int]:
             assert isinstance(standings, Standings)
             t = standings.tally("a")
             assert t.games == games
+            made.append(games)
             return t.games, t.wins
 
-        return cache.view(7, lambda: config, archive, "test", show)
+        return views.view(tmp_path, config, "test", show, final=True)[0]
+
+    def saved() -> int:
+        snapshot = StandingsFile(tmp_path, config).load()
+        assert snapshot is not None
+        return snapshot.offset
 
     assert tally() == (0, 0)  # no archive yet
     frames = [encode_frame(_record(n, *(("a", "b") if n % 2 else ("b", "a")), winner=1)) for n in range(1, 5)]
     archive.write_bytes(frames[0] + frames[1])
     assert tally() == (2, 1)
-    entry = cache._runs[7]
-    assert entry.offset == len(frames[0]) + len(frames[1])
+    assert saved() == len(frames[0]) + len(frames[1])
     with archive.open("ab") as f:  # a frame being written: half of it on disk
         f.write(frames[2][: len(frames[2]) // 2])
-    assert tally() == (2, 1) and entry.offset == len(frames[0]) + len(frames[1])
+    assert tally() == (2, 1) and saved() == len(frames[0]) + len(frames[1])
     with archive.open("ab") as f:
         f.write(frames[2][len(frames[2]) // 2 :] + frames[0])  # the rest, then game 1 again (a resume's duplicate)
     assert tally() == (3, 2)  # game 3 counted, game 1 not twice
-    assert entry.offset == archive.stat().st_size
-    shown = entry.shown["test"]
-    assert tally() == (3, 2) and entry.shown["test"] is shown  # nothing new: the tables are not remade
+    assert saved() == archive.stat().st_size
+    assert tally() == (3, 2)  # the snapshot just saved: read once more, made again
+    shown = len(made)
+    assert tally() == (3, 2) and len(made) == shown  # nothing new: the tables are not remade
 
 
 def test_a_record_without_turns_keeps_its_tags() -> None:

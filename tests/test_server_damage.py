@@ -23,12 +23,12 @@ import structlog
 
 from santorini_server.records import ArchiveWriter, GameRecord, encode_frame
 from santorini_server.server.async_store import AsyncStore
-from santorini_server.server.run_standings import RunStandings
+from santorini_server.server.run_standings import Damage, count_run, load_snapshot
 from santorini_server.server.runs import RUNS_DIR, DamageLog, index_game, reconcile
 from santorini_server.server.store import DB_FILE, DamagedStore, RunState, Store, StoreError
 from santorini_server.tournament.config import Settings, TournamentConfig, save_settings
 from santorini_server.tournament.output import ARCHIVE
-from santorini_server.tournament.scoring import new_standings
+from santorini_server.tournament.standings_file import StandingsFile
 
 from .test_server_run_standings import a_record
 from .test_server_serve import CLI, Daemon, santorini
@@ -176,26 +176,31 @@ def test_a_cut_tail_is_said_once_the_run_has_ended(tmp_path: Path) -> None:
 
 
 def test_a_cut_tail_while_the_run_plays_is_a_write_in_progress_and_garbage_is_kept_once(tmp_path: Path) -> None:
-    """The standings' count keeps a damaged region followed by a good frame for good, reads the
-    tail again each time, and counts a cut-off frame there only once the run has ended."""
+    """A view keeps a damaged region followed by a good frame for good (in the snapshot it
+    saves), reads the tail again each time, and counts a cut-off frame there only once the run
+    has ended."""
     settings = Settings(engines=["random name=alpha", "greedy name=beta"], rounds=4)
-    config = TournamentConfig.from_settings(settings)
-    entry = RunStandings(config, new_standings(config))
+    config = TournamentConfig.from_settings(settings, schedule=False)
     archive = tmp_path / ARCHIVE
     frames = [encode_frame(record) for record in four_games()]
     archive.write_bytes(frames[0] + b"junk" * 5 + frames[1] + frames[2][:40])
-    entry.view(archive, "t", lambda *_: None, final=False)
+
+    def view(final: bool) -> tuple[int, Damage]:
+        standings, damage = count_run(tmp_path, config, load_snapshot(tmp_path, config), final=final, save=True)
+        return standings.played, damage
+
     junk = len(frames[0])
-    assert [(r.offset, r.length, r.truncated) for r in entry.damage(final=False).regions] == [(junk, 20, False)]
-    assert entry.damage(final=True).count == 2 and entry.damage(final=True).regions[1].truncated
+    assert [(r.offset, r.length, r.truncated) for r in view(False)[1].regions] == [(junk, 20, False)]
+    assert view(True)[1].count == 2 and view(True)[1].regions[1].truncated
     with archive.open("ab") as file:  # the write completes, and garbage follows it
         file.write(frames[2][40:] + b"\0" * 7)
-    entry.view(archive, "t", lambda *_: None, final=False)
-    regions = entry.damage(final=False).regions
+    regions = view(False)[1].regions
     tail = len(frames[0]) + 20 + len(frames[1]) + len(frames[2])
     assert [(r.offset, r.length) for r in regions] == [(junk, 20), (tail, 7)]
-    entry.view(archive, "t", lambda *_: None, final=True)  # read again: the same regions, not twice
-    assert entry.damage(final=True).regions == regions and len(entry.seen) == 3
+    assert view(True) == (3, Damage(regions, 2))  # read again: the same regions, not twice
+    snapshot = StandingsFile(tmp_path, config).load()  # what the views saved: up to the last good frame
+    assert snapshot is not None and snapshot.offset == tail and snapshot.games == 3
+    assert [(r.offset, r.length) for r in snapshot.regions] == [(junk, 20)] and snapshot.damaged == 1
 
 
 async def test_a_resume_indexes_missing_games_with_their_offsets_and_reports_damage(tmp_path: Path) -> None:

@@ -7,11 +7,12 @@ files from ``/static/`` and carrying ``data-live="TOPIC"`` on its ``<body>`` for
 updates' script (section 17.3).  The data comes from the store's bounded, indexed queries
 (:meth:`Store.recent_runs`, :meth:`Store.run_games_page`, :meth:`Store.bot_games_page`, ...), read
 in one worker thread per page; a run's standings come from the scheduler's
-:class:`~..server.run_standings.StandingsCache`,
-which reads each archive once and then only what it gained.  That first read takes seconds for a
-big run, so a run page waits for its standings :data:`STANDINGS_WAIT` at most: past that it is
-sent with them "being counted" (``data-pending``), the count goes on in its worker thread, and
-the page's script fetches the page again until they are in (SPEC.md section 17.1).
+:class:`~..server.run_standings.RunViews`: the run's standings snapshot and the games its archive
+gained since.  A run without a snapshot (played before there were any) is counted from its
+archive's start once, which takes seconds for a big run, so a run page waits for its standings
+:data:`STANDINGS_WAIT` at most: past that it is sent with them "being counted"
+(``data-pending``), the count goes on in its worker thread (and saves the snapshot), and the
+page's script fetches the page again until they are in (SPEC.md section 17.1).
 
 Mutations (submit a run, cancel it, revoke or remove a bot) are POSTed forms, each needing an
 admin session (:mod:`.sessions`: the admin token typed into the sign-in form, never in a URL),
@@ -43,12 +44,11 @@ from starlette.routing import BaseRoute, Route
 from ..server.async_store import AsyncStore
 from ..server.names import parse_id
 from ..server.registry import BotRegistry
-from ..server.run_standings import Counting
+from ..server.run_standings import Counting, Damage
 from ..server.runs import DamagedRegion, QueueFull, RunScheduler, run_settings
 from ..server.store import BadRunState, Bot, BotHasGames, NoSuchBot, NoSuchRun, Run, Store, StoreError
 from ..stats.standings import Standings
 from ..tournament.config import Settings, TournamentConfig
-from ..tournament.output import ARCHIVE
 from ..tournament.report import Table, standings_tables
 from ..tournament.scoring import versus
 from .sessions import COOKIE, Session, Sessions, same_origin
@@ -87,11 +87,11 @@ _WHOLE_NUMBER = re.compile(r"-?[0-9]{1,19}")
 """A number field's text: ASCII digits (``int`` would take other scripts' digits), 64-bit at most."""
 STANDINGS_WAIT = 0.3
 """Seconds a run page waits for the run's standings before it is sent without them, marked as
-being counted.  A run's first count after the daemon starts reads its whole archive (a second or
-more for 10,000 games), and a page must be interactive within a second; the count goes on in its
-thread, and the page fetches itself again until the standings are in.  Once counted, a view reads
-only what the archive gained (well under this bound); a first count made by another view (the
-start's warm-up) is not waited for at all (:class:`~..server.run_standings.Counting`)."""
+being counted.  A run without a standings snapshot is counted from its archive's start (a second
+or more for 10,000 games), and a page must be interactive within a second; the count goes on in
+its thread, and the page fetches itself again until the standings are in.  With a snapshot, a
+view reads it and what the archive gained since (well under this bound); a first count made by
+another view (the start's warm-up) is not waited for at all (:class:`~..server.run_standings.Counting`)."""
 
 
 class Refused(Exception):
@@ -172,11 +172,6 @@ class RunTables:
     match: MatchLine | None
 
 
-def _same(config: TournamentConfig) -> TournamentConfig:
-    """The config a run's page already has (the standings cache asks for it only once a run)."""
-    return config
-
-
 def run_tables(config: TournamentConfig, standings: Any, games: int) -> RunTables:
     """The run page's tables; a two-engine match gets its headline instead of a crosstable (the
     standings already give each one's score against the other), its ranking made once."""
@@ -190,41 +185,48 @@ def run_tables(config: TournamentConfig, standings: Any, games: int) -> RunTable
 
 
 async def within(view: Callable[..., _T], wait: float) -> _T | None:
-    """``view(wait=wait)`` in a worker thread, or None if it has not answered within ``wait``
+    """``view(block=False)`` in a worker thread, or None if it has not answered within ``wait``
     seconds or gave way to another view's count (:class:`Counting`).  The thread is abandoned
-    then, not stopped: it finishes its count and leaves it in the standings cache, where the
-    page's next request finds it."""
+    then, not stopped: it finishes its count and saves the run's standings snapshot, which the
+    page's next request reads."""
     with trio.move_on_after(wait):
         try:
-            return await trio.to_thread.run_sync(partial(view, wait=wait), abandon_on_cancel=True)
+            return await trio.to_thread.run_sync(partial(view, block=False), abandon_on_cancel=True)
         except Counting:
             return None
     return None
 
 
 def _config(run: Run) -> TournamentConfig | None:
-    """A run's tournament config (from its stored settings), None for the ladder (no schedule)."""
+    """A run's tournament config (from its stored settings, its schedule counted, not built),
+    None for the ladder (no schedule)."""
     if run.kind == "ladder":
         return None
-    return TournamentConfig.from_settings(msgspec.convert(run.settings, Settings))
+    return TournamentConfig.from_settings(msgspec.convert(run.settings, Settings), schedule=False)
+
+
+def standings_view(
+    scheduler: RunScheduler, run: Run, config: TournamentConfig
+) -> Callable[..., tuple[RunTables, Damage]]:
+    """The run page's view of the run's standings (:meth:`RunViews.view`; blocks: for a worker thread)."""
+    return partial(
+        scheduler.standings.view, scheduler.run_directory(run.id), config, "page", run_tables,
+        final=run.state in ("finished", "cancelled"), playing=scheduler.playing(run.id),
+    )
 
 
 async def warm_standings(store: AsyncStore, scheduler: RunScheduler) -> None:
-    """Count the standings of the runs the home page lists, one after another in a worker thread,
-    so that a run's first view after a start does not read its whole archive (SPEC.md section 17.1);
-    the damaged regions a count finds are logged then (SPEC.md section 16.4).  A run whose
-    settings or archive cannot be read is left to its page, which says why."""
+    """View the standings of the runs the home page lists, one after another in a worker thread,
+    so that a run without a standings snapshot is counted (and its snapshot saved) before its
+    first page asks (SPEC.md section 17.1); the damaged regions a view finds are logged then
+    (SPEC.md section 16.4).  A run whose settings or archive cannot be read is left to its page,
+    which says why."""
     for run in await store.read(Store.recent_runs, RECENT_RUNS):
         try:
             config = await trio.to_thread.run_sync(_config, run)
             if config is not None:
-                archive = scheduler.run_directory(run.id) / ARCHIVE
-                final = run.state in ("finished", "cancelled")
-                view = partial(
-                    scheduler.standings.view, run.id, partial(_same, config), archive, "page", run_tables, final=final
-                )
-                await trio.to_thread.run_sync(view)
-                await scheduler.damage(run.id, final=final)
+                _, found = await trio.to_thread.run_sync(standings_view(scheduler, run, config))
+                await scheduler.damage(run.id, found)
         except (ValueError, OSError, msgspec.ValidationError, StoreError):
             continue
 
@@ -244,8 +246,6 @@ def page_routes(
     """
     expected = admin_token.encode("utf-8")
     sessions = Sessions()
-    cache = scheduler.standings
-    configs: dict[int, TournamentConfig | str | None] = {}
 
     def session_of(request: Request) -> Session | None:
         return sessions.get(request.cookies.get(COOKIE), time.monotonic())
@@ -316,15 +316,13 @@ def page_routes(
         return render(request, "home.html.j2", "home", runs=data["runs"], bots=bots, top=data["top"])
 
     async def run_config(run: Run) -> TournamentConfig | str | None:
-        """The run's tournament config (cached: settings never change), None for the ladder, or
-        why its stored settings no longer read (a run stored by an earlier version, whose checks
-        were looser): its page says so instead of failing."""
-        if run.id not in configs:
-            try:
-                configs[run.id] = await trio.to_thread.run_sync(_config, run)
-            except (ValueError, msgspec.ValidationError) as exc:
-                configs[run.id] = str(exc)
-        return configs[run.id]
+        """The run's tournament config (its schedule not built: a fraction of a millisecond),
+        None for the ladder, or why its stored settings no longer read (a run stored by an
+        earlier version, whose checks were looser): its page says so instead of failing."""
+        try:
+            return await trio.to_thread.run_sync(_config, run)
+        except (ValueError, msgspec.ValidationError) as exc:
+            return str(exc)
 
     async def run_page(request: Request) -> Response:
         try:
@@ -339,13 +337,11 @@ def page_routes(
         damage: list[DamagedRegion] = []
         regions = 0
         if config is not None:
-            archive = scheduler.run_directory(run.id) / ARCHIVE
-            final = run.state in ("finished", "cancelled")
-            view = partial(cache.view, run.id, partial(_same, config), archive, "page", run_tables, final=final)
-            tables = await within(view, STANDINGS_WAIT)
-            if tables is not None:
-                damage, regions = await scheduler.damage(run.id, final=final)
-        total = len(config.schedule) if config is not None else None
+            viewed = await within(standings_view(scheduler, run, config), STANDINGS_WAIT)
+            if viewed is not None:
+                tables, found_damage = viewed
+                damage, regions = await scheduler.damage(run.id, found_damage)
+        total = config.total if config is not None else None
         shown: Progress = progress(data["done"], total, run.started, run.finished, datetime.now(UTC))
         return render(
             request, "run.html.j2", f"run:{run.id}", run=run, engines=run.bot_names, progress=shown,

@@ -21,11 +21,13 @@ class ArchiveWriter(DurableAppender):
         recovered: the truncated tail that was removed on open, or None.
         damage: every damaged region found on open (the truncated tail included).
         count: readable frames in the file (checksums only), kept up to date by :meth:`append`.
+        end: the file's size (where the next frame goes), kept up to date by :meth:`append`.
     """
 
     recovered: CorruptFrame | None
     damage: tuple[CorruptFrame, ...]
     count: int
+    end: int
 
     def _recover(self) -> None:
         self.recovered = None
@@ -44,9 +46,12 @@ class ArchiveWriter(DurableAppender):
         if damage and damage[-1].truncated:
             self.recovered = damage[-1]
             self._truncate(damage[-1].offset)
+        self.end = self._size()
 
     def append(self, record: GameRecord) -> int:
         """Append ``record`` as one frame and fsync; returns the frame's byte offset."""
-        offset = self._append(encode_frame(record))
+        frame = encode_frame(record)
+        offset = self._append(frame)
         self.count += 1
+        self.end = offset + len(frame)
         return offset

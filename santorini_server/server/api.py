@@ -7,8 +7,8 @@ constant time).  Bodies are read with a bound (413 beyond :data:`MAX_BODY`) and 
 field with the tournament's own settings schema (400 with the message for bad JSON, an unknown
 field, a wrong type or JSON nested deeper than Python's parser goes), within :data:`BODY_TIMEOUT`
 seconds (408 beyond).  An unexpected failure is answered 500 with a request id, which the one
-log line of the failure carries too.  Standings and crosstables are the tournament's, computed from the run's
-archive once and then kept current game by game (:mod:`.run_standings`); a game is read from its
+log line of the failure carries too.  Standings and crosstables are the tournament's, from the run's
+standings snapshot and the games its archive gained since (:mod:`.run_standings`); a game is read from its
 frame at the offset the index keeps: the files are the record, the database their index.
 """
 
@@ -144,8 +144,8 @@ def create_app(store: AsyncStore, registry: BotRegistry, scheduler: RunScheduler
         run = await run_or_404(request)
         game_ids = await store.read(Store.game_ids, run.id)
         final = run.state in ("finished", "cancelled")
-        detail = await scheduler.tables(run.id, len(game_ids), final=final)
-        damage, regions = await scheduler.damage(run.id, final=final)
+        detail, found = await scheduler.tables(run.id, len(game_ids), final=final)
+        damage, regions = await scheduler.damage(run.id, found)
         return JSONResponse({
             **_run_json(run), **detail, "game_ids": game_ids,
             "damage": [region.json() for region in damage], "damaged_regions": regions,

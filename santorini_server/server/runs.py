@@ -21,7 +21,7 @@ indexed in the store (and its players rated) right after its archive frame is fs
 before the run resumes (:func:`reconcile`).
 
 A damaged archive is said to be, never silently (SPEC.md section 16.4): where the daemon reads a
-run's archive anyway (:func:`reconcile` before a resume, the standings' first count), each damaged
+run's archive anyway (:func:`reconcile` before a resume, a view of the standings), each damaged
 region is matched with the indexed games whose frames were there (:class:`DamageLog`), logged once
 as a warning in ``santorini replay``'s words, and shown by ``GET /api/runs/ID`` and the run's page.
 
@@ -46,7 +46,6 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -72,7 +71,7 @@ from .bot_source import BotSource
 from .live import LiveHub
 from .registry import BotRegistry
 from .remote_engine import RECONNECT_GRACE
-from .run_standings import MAX_REGIONS, StandingsCache, text_tables
+from .run_standings import MAX_REGIONS, Damage, RunViews, text_tables
 from .store import BadRunState, DuplicateGame, Game, NewGame, NoSuchBot, Run, RunKind, RunState, Store
 
 if TYPE_CHECKING:
@@ -331,8 +330,8 @@ class RunScheduler:
         self.drain_timeout = drain_timeout
         self.grace = grace
         self.directory = store.data_dir / RUNS_DIR
-        self.standings = StandingsCache()
-        """Each run's standings, for the API and the dashboard."""
+        self.standings = RunViews()
+        """The views of runs' standings, for the API and the dashboard (the last few kept)."""
         self.damage_log = DamageLog(store)
         """The damaged regions of the runs' archives found so far."""
         self._wake = trio.Event()
@@ -343,35 +342,36 @@ class RunScheduler:
     def run_directory(self, run_id: int) -> Path:
         return self.directory / str(run_id)
 
-    async def tables(self, run_id: int, played: int, *, final: bool) -> dict[str, Any]:
-        """The run's standings and crosstable as the API shows them (SPEC.md section 16.5): at
-        most :data:`~.run_standings.REFRESH` old while it plays, current once it has ended; a run
-        with no schedule (not started yet, or the ladder) has only ``games``, the number indexed.
+    def playing(self, run_id: int) -> bool:
+        """Whether the run is being played now (its collector owns its standings' snapshot)."""
+        return self._current is not None and self._current[0] == run_id
+
+    async def tables(self, run_id: int, played: int, *, final: bool) -> tuple[dict[str, Any], Damage | None]:
+        """The run's standings and crosstable as the API shows them (SPEC.md section 16.5), at
+        most :data:`~.run_standings.REFRESH` old while it plays, current once it has ended, and
+        its archive's damage; a run with no schedule (not started yet, or the ladder) has only
+        ``games``, the number indexed (and no damage).
 
         Raises:
             ValueError, OSError: the run's settings cannot be read.
         """
         directory = self.run_directory(run_id)
         if not (directory / STATE_FILE).exists():
-            return {"games": played, "total": None, "standings": "", "crosstable": ""}
+            return {"games": played, "total": None, "standings": "", "crosstable": ""}, None
 
-        def config() -> TournamentConfig:
-            return TournamentConfig.from_settings(load_settings(directory))
+        def view() -> tuple[dict[str, Any], Damage]:
+            config = TournamentConfig.from_settings(load_settings(directory), schedule=False)
+            return self.standings.view(directory, config, "api", text_tables, final=final, playing=self.playing(run_id))
 
-        return await trio.to_thread.run_sync(
-            partial(self.standings.view, run_id, config, directory / ARCHIVE, "api", text_tables, final=final)
-        )
+        return await trio.to_thread.run_sync(view)
 
-    async def damage(self, run_id: int, *, final: bool) -> tuple[list[DamagedRegion], int]:
-        """The damaged regions of the run's archive that its standings count found (the first
-        :data:`~.run_standings.MAX_REGIONS`, with the games each lost), and how many in all; none
-        before the run's first count.  A frame cut off at the end counts only once the run has
-        ended (``final``): while it plays, that is a game being written.
+    async def damage(self, run_id: int, found: Damage | None) -> tuple[list[DamagedRegion], int]:
+        """The damaged regions a view of the run's standings ``found`` (the first
+        :data:`~.run_standings.MAX_REGIONS`), each with the games it lost, and how many in all.
 
         Raises:
             StoreError: the games index cannot be read (a damaged database).
         """
-        found = self.standings.damage(run_id, final=final)
         if found is None or not found.count:
             return [], 0
         return await self.damage_log.describe(run_id, found.regions), found.count

@@ -339,6 +339,22 @@ class _Counts:
             self.points += game.points(s) or 0.0
             self.max_points += game.max_points
 
+    def state(self) -> list[object]:
+        """The counters as plain values (see :meth:`Standings.state`)."""
+        return [self.wins, self.draws, self.losses, self.unscored, self.games, self.seats, dict(self.terminations),
+                dict(self.losses_by), list(self.places), self.points, self.max_points]
+
+    @classmethod
+    def from_state(cls, value: object) -> _Counts:
+        w, d, lost, unscored, games, seats, terminations, losses_by, places, points, max_points = _list(value, 11)
+        counts = cls()
+        counts.wins, counts.draws, counts.losses = _count(w), _count(d), _count(lost)
+        counts.unscored, counts.games, counts.seats = _count(unscored), _count(games), _count(seats)
+        counts.terminations, counts.losses_by = _tags(terminations), _tags(losses_by)
+        counts.places = [_count(c) for c in _list(places)]
+        counts.points, counts.max_points = _number(points), _number(max_points)
+        return counts
+
     def two_seat_tally(self, name: str) -> EngineTally:
         games = self.wins + self.draws + self.losses
         return EngineTally(
@@ -387,6 +403,63 @@ class _Numbers:
     @property
     def ranges(self) -> int:
         return len(self._firsts)
+
+    def state(self) -> list[list[int]]:
+        return [list(self._firsts), list(self._lasts)]
+
+    @classmethod
+    def from_state(cls, value: object) -> _Numbers:
+        firsts, lasts = (_list(v) for v in _list(value, 2))
+        numbers = cls()
+        numbers._firsts, numbers._lasts = [_count(n) for n in firsts], [_count(n) for n in lasts]
+        if len(firsts) != len(lasts) or any(
+            not 1 <= f <= last for f, last in zip(numbers._firsts, numbers._lasts, strict=True)
+        ) or any(a + 1 >= b for a, b in zip(numbers._lasts, numbers._firsts[1:], strict=False)):
+            raise ValueError("game numbers are not sorted disjoint ranges")
+        return numbers
+
+
+def _list(value: object, length: int | None = None) -> list[object]:
+    """``value`` as a list (a state read back), of ``length`` items when given."""
+    if not isinstance(value, list | tuple) or (length is not None and len(value) != length):
+        raise ValueError(f"expected a list{f' of {length}' if length is not None else ''}, got {value!r:.40}")
+    return list(value)
+
+
+def _count(value: object) -> int:
+    if type(value) is not int or value < 0:
+        raise ValueError(f"expected a count, got {value!r:.40}")
+    return value
+
+
+def _number(value: object) -> float:
+    if type(value) not in (int, float):
+        raise ValueError(f"expected a number, got {value!r:.40}")
+    return float(value)  # type: ignore[arg-type]
+
+
+def _text(value: object) -> str:
+    if not isinstance(value, str):
+        raise ValueError(f"expected a text, got {value!r:.40}")
+    return value
+
+
+def _tags(value: object) -> dict[str, int]:
+    if not isinstance(value, dict):
+        raise ValueError(f"expected a table of counts, got {value!r:.40}")
+    return {_text(k): _count(v) for k, v in value.items()}
+
+
+def _game_state(game: NSeatGame) -> list[object]:
+    return [game.number, list(game.seats), None if game.placings is None else list(game.placings), game.termination,
+            list(game.exits)]
+
+
+def _game_from_state(value: object) -> NSeatGame:
+    number, seats, placings, termination, exits = _list(value, 5)
+    return NSeatGame(_count(number), tuple(_text(s) for s in _list(seats)),
+                     None if placings is None else tuple(_count(p) for p in _list(placings)), _text(termination),
+                     tuple(_text(e) for e in _list(exits)))
 
 
 class Standings:
@@ -558,7 +631,90 @@ class Standings:
         three and four seats waiting for a lower number to be rated."""
         return len(self._waiting_pairs) + len(self._waiting)
 
+    # ----------------------------------------------------------------------- a snapshot
+
+    def state(self) -> dict[str, object]:
+        """Everything counted, as plain values (dicts with text keys, lists, numbers, texts,
+        None) that msgpack or JSON can hold: :meth:`from_state` gives back standings that count on
+        and render exactly as these do.  Its size grows with the engines (squared: the pairs), the
+        number ranges and the games held back (:attr:`waiting`), not with the games counted."""
+        return {
+            "seats": self._seats,
+            "places": self._places,
+            "sides": self._sides,
+            "engines": list(self._engines),
+            "numbers": self._numbers.state(),
+            "count": self._count,
+            "tallies": [self._tallies[name].state() for name in self._engines],
+            "versus": [[a, b, counts.state()] for (a, b), counts in self._versus.items()],
+            "pairs": [[name, list(slots)] for name, slots in self._pairs.items()],
+            "pairs_versus": [[a, b, list(slots)] for (a, b), slots in self._pairs_versus.items()],
+            "waiting_pairs": [[g.number, g.player1, g.player2, g.winner, g.termination]
+                              for g in self._waiting_pairs.values()],
+            "beliefs": [[name, mu, sigma] for name, (mu, sigma) in self._beliefs.items()],
+            "rated": [[name, n] for name, n in self._rated.items()],
+            "next": self._next,
+            "waiting": [_game_state(game) if game is not None else [number] for number, game in self._waiting.items()],
+        }
+
+    @classmethod
+    def from_state(cls, value: object) -> Standings:
+        """The standings :meth:`state` gave ``value`` for.
+
+        Raises:
+            ValueError: ``value`` is not such a state (one line).
+        """
+        try:
+            return cls._from_state(value)
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ValueError(f"not a state of standings: {exc}") from None
+
+    @classmethod
+    def _from_state(cls, value: object) -> Standings:
+        if not isinstance(value, dict):
+            raise ValueError(f"expected a table, got {value!r:.40}")
+        seats = value["seats"]
+        standings = cls(None if seats is None else _count(seats))
+        standings._places, standings._sides = _count(value["places"]), _count(value["sides"])
+        engines = [_text(name) for name in _list(value["engines"])]
+        tallies = _list(value["tallies"], len(engines))
+        standings._engines = engines
+        standings._tallies = {name: _Counts.from_state(t) for name, t in zip(engines, tallies, strict=True)}
+        standings._numbers = _Numbers.from_state(value["numbers"])
+        standings._count = _count(value["count"])
+        for item in _list(value["versus"]):
+            a, b, counts = _list(item, 3)
+            standings._versus[_text(a), _text(b)] = _Counts.from_state(counts)
+        for item in _list(value["pairs"]):
+            name, slots = _list(item, 2)
+            standings._pairs[_text(name)] = [_count(n) for n in _list(slots, 8)]
+        for item in _list(value["pairs_versus"]):
+            a, b, slots = _list(item, 3)
+            standings._pairs_versus[_text(a), _text(b)] = [_count(n) for n in _list(slots, 8)]
+        for item in _list(value["waiting_pairs"]):
+            number, p1, p2, winner, termination = _list(item, 5)
+            if winner not in (None, DRAW, 1, 2):
+                raise ValueError(f"winner {winner!r:.20}")
+            half = ScoredGame(_count(number), _text(p1), _text(p2), winner, _text(termination))
+            standings._waiting_pairs[(half.number + 1) // 2] = half
+        for item in _list(value["beliefs"]):
+            name, mu, sigma = _list(item, 3)
+            standings._beliefs[_text(name)] = (_number(mu), _number(sigma))
+        for item in _list(value["rated"]):
+            name, n = _list(item, 2)
+            standings._rated[_text(name)] = _count(n)
+        standings._next = _count(value["next"])
+        for item in _list(value["waiting"]):  # a game, or [number] for an unscored one
+            held = _game_from_state(item) if len(_list(item)) != 1 else None
+            standings._waiting[held.number if held is not None else _count(_list(item)[0])] = held
+        standings._waiting_order = sorted(standings._waiting)  # a sorted list is a heap
+        return standings
+
     # ----------------------------------------------------------------------- queries
+
+    def recorded(self, number: int) -> bool:
+        """Whether game ``number`` is counted already (a resumed run's archive may hold a game twice)."""
+        return number in self._numbers
 
     @property
     def engines(self) -> tuple[str, ...]:

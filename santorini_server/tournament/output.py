@@ -140,6 +140,12 @@ class TournamentFiles:
         self._results.append(record)
         return offset
 
+    @property
+    def end(self) -> int:
+        """The archive's size as this writer left it: the end of the last frame appended (after
+        :meth:`resume`, of what it read)."""
+        return self._archive.end if self._archive is not None else 0
+
     async def append(self, record: GameRecord) -> int:
         """Append and fsync in a worker thread (the event loop keeps timing engines meanwhile);
         returns the game's byte offset in the archive."""

@@ -38,6 +38,7 @@ from .output import TournamentFiles
 from .report_files import ReportWriter
 from .schedule import ScheduledGame
 from .scoring import LOSS_COLUMNS, count_game, match_details, new_standings, standings_block, termination_table, versus
+from .standings_file import SnapshotKeeper
 
 if TYPE_CHECKING:
     from ..stats.nseat_standings import NSeatStandings
@@ -305,6 +306,8 @@ async def run_tournament(
     The collector (this task) alone writes files and standings, whatever the backend; with
     ``report``, it also keeps ``report.html`` current (every game, the resumed ones too; written
     at most every ``report.interval`` seconds as games finish, and at the end or on Ctrl-C).
+    It also keeps ``standings.msgpack``, the standings with the archive offset they counted to
+    (:mod:`.standings_file`), saved like the report.
     ``signals=False`` leaves SIGINT/SIGTERM to the caller (the server drains its runs itself).
 
     Raises:
@@ -328,6 +331,7 @@ async def run_tournament(
             report.add(record, number, offset)
 
     damage = files.resume(resumed)
+    snapshot = SnapshotKeeper(files.directory, config, standings, damage, files.end, warn=emit)  # standings.msgpack
     for frame in damage:
         emit(f"Warning: {files.directory / 'games.msgpack'}: skipped damaged bytes at {frame.offset}: {frame.reason}")
     result.resumed = len(done)
@@ -385,6 +389,9 @@ async def run_tournament(
                     report.add(record, number, offset)
                     if report.due(time.monotonic()):  # in a thread: the engines' clocks run meanwhile
                         await trio.to_thread.run_sync(report.write, time.monotonic())
+                snapshot.add(files.end)
+                if snapshot.due(time.monotonic()):
+                    await trio.to_thread.run_sync(snapshot.write, time.monotonic())
                 if config.sprt is not None and standings.seats == 2:
                     llr = llr_pentanomial(standings.pairs(names[0], names[1]).ptnml, config.sprt)
                     status = sprt_status(llr, config.sprt)
@@ -398,6 +405,7 @@ async def run_tournament(
         nursery.cancel_scope.cancel()  # the signal watcher, and the backend after an SPRT stop
     if report is not None:
         await trio.to_thread.run_sync(report.write, time.monotonic())
+    await trio.to_thread.run_sync(snapshot.write)
     if stop_reason:
         raise Interrupted(stop_reason[0])
     result.complete = result.sprt is not None or len(done) == result.total

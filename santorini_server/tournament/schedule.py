@@ -42,6 +42,8 @@ __all__ = [
     "ALL_MATCHUPS",
     "PLAYER_COUNTS",
     "MAX_GAMES",
+    "SchedulePlan",
+    "plan_schedule",
 ]
 
 #: ``--gods all``: every ordered pair of different gods of santorini-simple-gods-v1's pool
@@ -213,7 +215,7 @@ def _seatings(encounter: tuple[int, ...]) -> list[tuple[int, ...]]:
     return [(a1, b1, a2, b2), (b1, a1, b2, a2)]
 
 
-def build_schedule(
+def plan_schedule(
     engines: int,
     *,
     fmt: str = "round-robin",
@@ -226,8 +228,9 @@ def build_schedule(
     seed: int = 0,
     players: int = 2,
     teams: tuple[tuple[int, int], ...] | None = None,
-) -> list[ScheduledGame]:
-    """Every game of the tournament in playing order.
+) -> SchedulePlan:
+    """The tournament's schedule checked and counted, built only when asked (:meth:`SchedulePlan.build`):
+    a view of a run's standings needs its total, not a million games (120 MB).
 
     Args:
         games: games per encounter per round, a multiple of the set (:func:`set_size`: 2, or 6
@@ -268,18 +271,51 @@ def build_schedule(
             f"encounter{'s' * (count != 1)} x {per_encounter:,} games); "
             f"a tournament has at most {MAX_GAMES:,}"
         )
-    # each encounter's seat orders made once: every game of the encounter shares them
-    seatings = [_seatings(encounter) for encounter in listing()]
-    schedule: list[ScheduledGame] = []
-    sets = per_encounter // size
-    for rnd in range(1, rounds + 1):
-        for orders in seatings:
-            for k in range(sets):
-                # every encounter gets the same conditions (fair); later rounds continue the cycle
-                index = (rnd - 1) * sets + k
-                gods, opening = conditions[index % len(conditions)]
-                if gods is None:
-                    gods = draw_gods(seed, index, players)
-                for seats in orders:
-                    schedule.append(ScheduledGame(len(schedule) + 1, seats, gods, opening, rnd))
-    return schedule
+
+    def build() -> list[ScheduledGame]:
+        # each encounter's seat orders made once: every game of the encounter shares them
+        seatings = [_seatings(encounter) for encounter in listing()]
+        schedule: list[ScheduledGame] = []
+        sets = per_encounter // size
+        for rnd in range(1, rounds + 1):
+            for orders in seatings:
+                for k in range(sets):
+                    # every encounter gets the same conditions (fair); later rounds continue the cycle
+                    index = (rnd - 1) * sets + k
+                    gods, opening = conditions[index % len(conditions)]
+                    if gods is None:
+                        gods = draw_gods(seed, index, players)
+                    for seats in orders:
+                        schedule.append(ScheduledGame(len(schedule) + 1, seats, gods, opening, rnd))
+        return schedule
+
+    return SchedulePlan(total, build)
+
+
+@dataclass(frozen=True)
+class SchedulePlan:
+    """A checked schedule: its number of games, and what builds it."""
+
+    total: int
+    build: Callable[[], list[ScheduledGame]]
+
+
+def build_schedule(
+    engines: int,
+    *,
+    fmt: str = "round-robin",
+    seeds: int = 1,
+    rounds: int = 1,
+    games: int | None = None,
+    matchups: Matchups = (("mortal", "mortal"),),
+    openings: tuple[str | None, ...] = (None,),
+    order: str = "sequential",
+    seed: int = 0,
+    players: int = 2,
+    teams: tuple[tuple[int, int], ...] | None = None,
+) -> list[ScheduledGame]:
+    """Every game of the tournament in playing order (:func:`plan_schedule`, built)."""
+    return plan_schedule(
+        engines, fmt=fmt, seeds=seeds, rounds=rounds, games=games, matchups=matchups, openings=openings, order=order,
+        seed=seed, players=players, teams=teams,
+    ).build()
