@@ -4,7 +4,9 @@ refused in one line when it is damaged, of other settings or of another archive.
 
 from __future__ import annotations
 
+import itertools
 import os
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +38,7 @@ ROUND_ROBIN = Settings(engines=["random name=a", "greedy name=b", "random name=c
 class SeatsBackend(RecordsBackend):
     """:class:`RecordsBackend` for games of any seat count."""
 
-    async def play(self, games: list[ScheduledGame], results: Any, started: Any) -> None:
+    async def play(self, games: Iterable[ScheduledGame], results: Any, started: Any) -> None:
         names = [spec.name for spec in self.config.specs]
         async with results:
             for game in games:
@@ -52,8 +54,8 @@ class FirstGames(SeatsBackend):
         super().__init__(config)
         self.count = count
 
-    async def play(self, games: list[ScheduledGame], results: Any, started: Any) -> None:
-        await super().play(games[: self.count], results, started)
+    async def play(self, games: Iterable[ScheduledGame], results: Any, started: Any) -> None:
+        await super().play(list(itertools.islice(games, self.count)), results, started)
 
 
 async def play(config: TournamentConfig, directory: Path, count: int | None = None) -> list[str]:
