@@ -72,7 +72,7 @@ from ..tournament.config import (
     save_settings,
 )
 from ..tournament.output import ARCHIVE, TournamentFiles
-from ..tournament.schedule import ScheduledGame
+from ..tournament.schedule import Games, ScheduledGame
 from .async_store import AsyncStore
 from .live import LiveHub
 from .registry import BotRegistry
@@ -255,7 +255,7 @@ class _DrainingBackend:
 
     async def play(
         self,
-        games: list[ScheduledGame],
+        games: Games,
         results: trio.MemorySendChannel[GameRecord | LostGame],
         started: Callable[[ScheduledGame], None],
     ) -> None:

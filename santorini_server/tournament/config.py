@@ -25,7 +25,7 @@ from ..records import MAX_LABEL, atomic_file, check_label
 from ..referee.engine_spec import EngineSpec, parse_engine_spec
 from ..rules import NotationError, parse_sps
 from ..stats.sprt import SprtConfig
-from .schedule import MAX_GAMES, PLAYER_COUNTS, ScheduledGame, build_schedule, parse_gods_list, parse_teams
+from .schedule import MAX_GAMES, PLAYER_COUNTS, Schedule, build_schedule, parse_gods_list, parse_teams
 
 __all__ = [
     "Settings",
@@ -209,7 +209,7 @@ class TournamentConfig:
     specs: tuple[EngineSpec, ...]
     tc: TimeControl
     sprt: SprtConfig | None
-    schedule: tuple[ScheduledGame, ...]
+    schedule: Schedule
     concurrency: int
 
     @property
@@ -268,7 +268,7 @@ class TournamentConfig:
             raise ValueError(f"--concurrency must be at least 1, got {concurrency}")
         if settings.rating_interval < 1:
             raise ValueError("--rating-interval must be at least 1")
-        return cls(settings, tuple(specs), tc, sprt, tuple(schedule), concurrency)
+        return cls(settings, tuple(specs), tc, sprt, schedule, concurrency)
 
 
 def save_settings(directory: Path, settings: Settings) -> None:

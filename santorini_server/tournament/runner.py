@@ -36,7 +36,7 @@ from ..stats.standings import Standings
 from .config import TournamentConfig
 from .output import TournamentFiles
 from .report_files import ReportWriter
-from .schedule import ScheduledGame, instance_names
+from .schedule import Games, ScheduledGame, instance_names
 from .scoring import LOSS_COLUMNS, count_game, match_details, new_standings, standings_block, termination_table, versus
 
 if TYPE_CHECKING:
@@ -98,7 +98,7 @@ class Backend(Protocol):
 
     async def play(
         self,
-        games: list[ScheduledGame],
+        games: Games,
         results: trio.MemorySendChannel[GameRecord | LostGame],
         started: Callable[[ScheduledGame], None],
     ) -> None: ...
@@ -188,7 +188,7 @@ class LocalBackend:
 
     async def play(
         self,
-        games: list[ScheduledGame],
+        games: Games,
         results: trio.MemorySendChannel[GameRecord | LostGame],
         started: Callable[[ScheduledGame], None],
     ) -> None:
@@ -298,13 +298,12 @@ async def run_tournament(
     for frame in damage:
         emit(f"Warning: {files.directory / 'games.msgpack'}: skipped damaged bytes at {frame.offset}: {frame.reason}")
     result.resumed = len(done)
-    todo = [g for g in config.schedule if g.number not in done]
+    todo = config.schedule.games_from(done)
     if result.resumed:
         emit(f"Resuming: {result.resumed} of {result.total} games already played")
     stop_reason: list[str] = []
     started_at = time.monotonic()
     interval = config.settings.rating_interval
-    by_number = {g.number: g for g in config.schedule}
 
     def started(game: ScheduledGame) -> None:
         emit(f"Started game {game.number} of {result.total} ({versus(tuple(names[i] for i in game.seats))})")
@@ -332,10 +331,10 @@ async def run_tournament(
                     continue
                 record = item
                 number = record.game_number
-                if number is None or number not in by_number or number in done:
+                if number is None or number not in config.schedule.numbers or number in done:
                     emit(f"Warning: ignoring a record for game {number!r}: not in the schedule or already recorded")
                     continue
-                game = by_number[number]
+                game = config.schedule.game(number)
                 # the write cannot be cancelled (a thread); shielded, a Ctrl-C that arrives during
                 # it does not skip the bookkeeping and the Finished line below either, so what is
                 # printed and what is on disk agree
