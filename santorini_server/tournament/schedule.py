@@ -301,10 +301,12 @@ class Schedule(Sequence[ScheduledGame]):
         """
         if not isinstance(number, int) or not 1 <= number <= len(self):
             raise ValueError(f"no game {number!r} in a schedule of {len(self):,} games")
-        rest, seat = divmod(number - 1, set_size(self.players))
-        rest, k = divmod(rest, self.per_encounter // set_size(self.players))
+        size = set_size(self.players)
+        sets = self.per_encounter // size
+        rest, seat = divmod(number - 1, size)  # the place in the set
+        rest, k = divmod(rest, sets)  # the set in the encounter
         rnd, encounter = divmod(rest, self.encounters)
-        gods, opening = self._condition(rnd * (self.per_encounter // set_size(self.players)) + k)
+        gods, opening = self._condition(rnd * sets + k)
         return ScheduledGame(number, _seatings(self._encounter(encounter))[seat], gods, opening, rnd + 1)
 
     @overload
