@@ -35,7 +35,7 @@ from santorini_server.tournament.report import (
 from santorini_server.tournament.report_files import REPORT, ReportWriter
 from santorini_server.tournament.report_page import chart_geometry, render_report
 from santorini_server.tournament.runner import run_tournament
-from santorini_server.tournament.schedule import ScheduledGame
+from santorini_server.tournament.schedule import Games
 from santorini_server.tournament.scoring import count_game, empty_standings, termination_table
 from tests.test_records_nseat import play_game
 
@@ -317,7 +317,7 @@ class RecordsBackend:
     def __init__(self, config: TournamentConfig) -> None:
         self.config = config
 
-    async def play(self, games: list[ScheduledGame], results: Any, started: Any) -> None:
+    async def play(self, games: Games, results: Any, started: Any) -> None:
         names = [spec.name for spec in self.config.specs]
         async with results:
             for game in games:

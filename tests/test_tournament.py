@@ -98,12 +98,12 @@ def test_a_schedule_over_max_games_is_refused_before_anything_is_made() -> None:
     assert len(build_schedule(3, rounds=2, games=4)) == 2 * 3 * 4  # the count is the schedule's length
 
 
-def test_the_games_of_an_encounter_share_their_seat_orders() -> None:
+def test_the_games_of_an_encounter_repeat_its_seat_orders_every_set_and_round() -> None:
     games = build_schedule(3, rounds=3, games=12, players=3)  # one group of three: 36 games
     first = [g.seats for g in games[:6]]
-    assert len(set(first)) == 6 and all(g.seats is first[(g.number - 1) % 6] for g in games)
+    assert len(set(first)) == 6 and all(g.seats == first[(g.number - 1) % 6] for g in games)
     pairs = build_schedule(3, rounds=2)
-    assert all(g.seats is h.seats for g, h in zip(pairs, pairs[6:], strict=False))
+    assert all(g.seats == h.seats for g, h in zip(pairs, pairs[6:], strict=False))
 
 
 # --- end to end -----------------------------------------------------------------------------------

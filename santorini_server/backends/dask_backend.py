@@ -27,7 +27,6 @@ bridge thread has stopped calling into trio before ``play`` returns (a call into
 
 from __future__ import annotations
 
-import itertools
 import json
 import logging
 import os
@@ -36,8 +35,7 @@ import tempfile
 import threading
 import time
 import uuid
-from collections import deque
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -49,7 +47,7 @@ from distributed.client import FutureCancelledError
 from ..records import ArchiveError, GameRecord, decode_record
 from ..tournament.config import TournamentConfig
 from ..tournament.runner import LostGame, game_setup, seated_specs
-from ..tournament.schedule import ScheduledGame
+from ..tournament.schedule import Games, ScheduledGame
 from .dask_preload import LOCAL_WORKER_ENV
 from .dask_security import LOOPBACK, DaskTLS
 from .dask_worker import (
@@ -133,7 +131,7 @@ class DaskBackend:
 
     async def play(
         self,
-        games: Collection[ScheduledGame],
+        games: Games,
         results: trio.MemorySendChannel[GameRecord | LostGame],
         started: Callable[[ScheduledGame], None],
     ) -> None:
@@ -292,23 +290,24 @@ class DaskBackend:
     def _bridge(
         self,
         session: _Session,
-        games: Iterable[ScheduledGame],
+        games: Games,
         results: trio.MemorySendChannel[GameRecord | LostGame],
         started: Callable[[ScheduledGame], None],
         token: trio.lowlevel.TrioToken,
     ) -> None:
         """Submit within the window, pass results to trio in completion order (a thread)."""
         client = session.client
-        todo = iter(games)  # taken as the window opens: never the whole schedule at once
-        pending: deque[ScheduledGame] = deque(itertools.islice(todo, 1))
+        pending = iter(games)  # each game made as it is submitted
         in_flight: dict[str, ScheduledGame] = {}
         done = as_completed(loop=client.loop, with_results=True, raise_errors=False)
         window = session.window
         looked = time.monotonic()
 
-        def submit() -> None:
-            game = pending.popleft()
-            pending.extend(itertools.islice(todo, 1))
+        def submit() -> bool:
+            """Submit the next game; False when none is left."""
+            game = next(pending, None)
+            if game is None:
+                return False
             key = f"{self.run_id}/{game.number}"
             future = client.submit(run_game, self._game_spec(game), key=key, pure=False, resources={RESOURCE: 1})
             with session.lock:
@@ -316,10 +315,11 @@ class DaskBackend:
             in_flight[key] = game
             done.add(future)
             trio.from_thread.run_sync(started, game, trio_token=token)
+            return True
 
         try:
-            while pending and len(in_flight) < window:
-                submit()
+            while len(in_flight) < window and submit():
+                pass
             for future, value in done:
                 if session.stop.is_set():
                     return
@@ -331,8 +331,8 @@ class DaskBackend:
                 if time.monotonic() - looked > SLOTS_REFRESH:
                     window = IN_FLIGHT_PER_SLOT * max(1, _slots(client))
                     looked = time.monotonic()
-                while pending and len(in_flight) < window:
-                    submit()
+                while len(in_flight) < window and submit():
+                    pass
                 trio.from_thread.run(results.send, item, trio_token=token)
         except (trio.RunFinishedError, trio.Cancelled, trio.BrokenResourceError, trio.ClosedResourceError):
             return  # the collector stopped (abort or SPRT): the closing sequence takes over

@@ -202,7 +202,7 @@ def _config(run: Run) -> TournamentConfig | None:
     None for the ladder (no schedule)."""
     if run.kind == "ladder":
         return None
-    return TournamentConfig.from_settings(msgspec.convert(run.settings, Settings), schedule=False)
+    return TournamentConfig.from_settings(msgspec.convert(run.settings, Settings))
 
 
 def standings_view(

@@ -360,7 +360,7 @@ class RunScheduler:
             return {"games": played, "total": None, "standings": "", "crosstable": ""}, None
 
         def view() -> tuple[dict[str, Any], Damage]:
-            config = TournamentConfig.from_settings(load_settings(directory), schedule=False)
+            config = TournamentConfig.from_settings(load_settings(directory))
             return self.standings.view(directory, config, "api", text_tables, final=final, playing=self.playing(run_id))
 
         return await trio.to_thread.run_sync(view)

@@ -25,7 +25,7 @@ from ..records import MAX_LABEL, atomic_file, check_label
 from ..referee.engine_spec import EngineSpec, parse_engine_spec
 from ..rules import NotationError, parse_sps
 from ..stats.sprt import SprtConfig
-from .schedule import MAX_GAMES, PLAYER_COUNTS, ScheduledGame, parse_gods_list, parse_teams, plan_schedule
+from .schedule import MAX_GAMES, PLAYER_COUNTS, Schedule, build_schedule, parse_gods_list, parse_teams
 
 __all__ = [
     "Settings",
@@ -213,10 +213,13 @@ class TournamentConfig:
     specs: tuple[EngineSpec, ...]
     tc: TimeControl
     sprt: SprtConfig | None
-    schedule: tuple[ScheduledGame, ...]
+    schedule: Schedule
     concurrency: int
-    total: int
-    """Games scheduled: ``len(schedule)``, also when the schedule was not built."""
+
+    @property
+    def total(self) -> int:
+        """Games scheduled."""
+        return len(self.schedule)
 
     @property
     def players(self) -> int:
@@ -237,12 +240,8 @@ class TournamentConfig:
         return frozenset(self.settings.remote)
 
     @classmethod
-    def from_settings(cls, settings: Settings, *, schedule: bool = True) -> TournamentConfig:
-        """Parse and check everything; raises ValueError with a one-line message.
-
-        ``schedule=False``: the schedule is checked and counted (:attr:`total`) but not built (left
-        empty), for what shows a run without playing it: a million games take 120 MB and 3 s.
-        """
+    def from_settings(cls, settings: Settings) -> TournamentConfig:
+        """Parse and check everything; raises ValueError with a one-line message."""
         if len(settings.engines) < 2:
             raise ValueError(f"a tournament needs at least 2 engines (--engine), got {len(settings.engines)}")
         check_event(settings.event)
@@ -277,7 +276,7 @@ class TournamentConfig:
                 raise ValueError(
                     f"opening {opening!r} has {parse_sps(opening).nseats} seats but the tournament plays {players} (--players)"
                 )
-        plan = plan_schedule(
+        schedule = build_schedule(
             len(specs),
             fmt=settings.format,
             seeds=settings.seeds,
@@ -295,8 +294,7 @@ class TournamentConfig:
             raise ValueError(f"--concurrency must be at least 1, got {concurrency}")
         if settings.rating_interval < 1:
             raise ValueError("--rating-interval must be at least 1")
-        games = tuple(plan.build()) if schedule else ()
-        return cls(settings, tuple(specs), tc, sprt, games, concurrency, plan.total)
+        return cls(settings, tuple(specs), tc, sprt, schedule, concurrency)
 
 
 def save_settings(directory: Path, settings: Settings) -> None:

@@ -45,7 +45,7 @@ import itertools
 import json
 import os
 import sys
-from collections.abc import Awaitable, Callable, Collection
+from collections.abc import Awaitable, Callable
 from functools import partial
 
 import trio
@@ -56,7 +56,7 @@ from ..referee import progress
 from ..referee.progress import GameSink
 from .config import TournamentConfig
 from .runner import LostGame
-from .schedule import ScheduledGame
+from .schedule import Games, Schedule, ScheduledGame
 
 __all__ = [
     "ProcessPoolBackend", "MAX_RECORD_BYTES", "WireReader", "default_processes", "local_backend", "usable_cpus", "pin_to",
@@ -116,7 +116,7 @@ class _WorkerLink:
         self,
         process: EngineProcess,
         capacity: int,
-        by_number: dict[int, ScheduledGame],
+        schedule: Schedule,
         *,
         queue: bool = True,
         observe: Callable[[ScheduledGame], GameSink] | None = None,
@@ -125,7 +125,7 @@ class _WorkerLink:
         self.capacity = capacity
         self.room = trio.Semaphore(capacity + queue)  # its games, and one queued behind them (see play)
         self.held: set[int] = set()
-        self.by_number = by_number
+        self.schedule = schedule
         self.wire = WireReader(process.receive_some, max_line=4096)
         self.dead = False
         self.observe = observe
@@ -170,8 +170,8 @@ class _WorkerLink:
                     break
                 line = raw.decode("ascii", "replace")
                 word, _, arg = line.partition(" ")
-                if word == "started" and arg.isdigit() and int(arg) in self.by_number:
-                    started(self.by_number[int(arg)])
+                if word == "started" and arg.isdigit() and int(arg) in self.schedule.numbers:
+                    started(self.schedule.game(int(arg)))
                 elif word == "record" and arg.isdigit() and int(arg) <= MAX_RECORD_BYTES:
                     payload = await self.wire.exactly(int(arg))
                     if payload is None:
@@ -197,7 +197,7 @@ class _WorkerLink:
         self.dead = True
         self.sinks.clear()
         for number in sorted(self.held):
-            await results.send(LostGame(self.by_number[number], reason))
+            await results.send(LostGame(self.schedule.game(number), reason))
         self.held.clear()
 
     def _tell(self, event: progress.Progress) -> None:
@@ -207,7 +207,7 @@ class _WorkerLink:
         if type(event) is progress.Begin:
             if number not in self.held:
                 raise ValueError(f"progress of game {number}, which it does not hold")
-            self.sinks[number] = self.observe(self.by_number[number])
+            self.sinks[number] = self.observe(self.schedule.game(number))
         sink = self.sinks.get(number)
         if sink is None:
             raise ValueError(f"progress of game {number} before its start")
@@ -241,12 +241,11 @@ class ProcessPoolBackend:
 
     async def play(
         self,
-        games: Collection[ScheduledGame],
+        games: Games,
         results: trio.MemorySendChannel[GameRecord | LostGame],
         started: Callable[[ScheduledGame], None],
     ) -> None:
         config = self.config
-        by_number = {g.number: g for g in config.schedule}
         each, extra = divmod(config.concurrency, self.processes)
         shares = [each + (1 if i < extra else 0) for i in range(self.processes)]
         async with trio.open_nursery() as nursery, results:
@@ -265,7 +264,7 @@ class ProcessPoolBackend:
                 cpu = self.cpus[index] if self.cpus is not None else None
                 hello = {"settings": config.settings.to_json(), "workers": share, "cpu": cpu, "observe": self.observe is not None}
                 await process.send_all(json.dumps(hello).encode() + b"\n")
-                links.append(_WorkerLink(process, share, by_number, queue=self.stop is None, observe=self.observe))
+                links.append(_WorkerLink(process, share, config.schedule, queue=self.stop is None, observe=self.observe))
             async with trio.open_nursery() as pumps:
                 # free slots of live workers; a dying worker also posts itself once, so a
                 # dispatcher waiting here wakes up and sees it dead
@@ -282,8 +281,8 @@ class ProcessPoolBackend:
                 async with trio.open_nursery() as offers:
                     for link in links:
                         offers.start_soon(offer, link)
-                    todo = iter(games)
-                    for index, game in enumerate(todo):
+                    pending = iter(games)  # made as handed out; the rest is lost below if every worker ends
+                    for index, game in enumerate(pending):
                         assigned = False
                         while not assigned and not all(link.dead for link in links):
                             link = await free_recv.receive()
@@ -299,7 +298,7 @@ class ProcessPoolBackend:
                         if self.stop is not None and self.stop.is_set():
                             break
                         if not assigned:  # every worker is gone: nothing left to play on
-                            for lost in itertools.chain([game], todo):
+                            for lost in itertools.chain((game,), pending):
                                 await results.send(LostGame(lost, "every worker process has ended"))
                             break
                     offers.cancel_scope.cancel()

@@ -92,7 +92,6 @@ async def _main() -> None:
     if message.get("cpu") is not None:  # --affinity: before any engine starts, so they inherit it
         pin_to(int(message["cpu"]))
     config = TournamentConfig.from_settings(Settings.from_json(message["settings"]))
-    by_number = {g.number: g for g in config.schedule}
     outbox = Outbox(stdout)
     sink = WireSink(outbox) if message.get("observe") else None
 
@@ -103,8 +102,8 @@ async def _main() -> None:
         async with games_send:
             while (text := await line()) is not None:
                 word, _, arg = text.partition(" ")
-                if word == "play" and arg.isdigit() and int(arg) in by_number:
-                    await games_send.send(by_number[int(arg)])
+                if word == "play" and arg.isdigit() and int(arg) in config.schedule.numbers:
+                    await games_send.send(config.schedule.game(int(arg)))
 
     async def writer() -> None:
         async with results_recv:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import signal
 import time
-from collections.abc import Awaitable, Callable, Collection, Iterable, Iterator
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
@@ -36,7 +36,7 @@ from ..stats.standings import Standings
 from .config import TournamentConfig
 from .output import TournamentFiles
 from .report_files import ReportWriter
-from .schedule import ScheduledGame
+from .schedule import Games, ScheduledGame
 from .scoring import LOSS_COLUMNS, count_game, match_details, new_standings, standings_block, termination_table, versus
 from .standings_file import SnapshotKeeper
 
@@ -88,25 +88,6 @@ class _Done:
         return self._count
 
 
-class Pending(Collection[ScheduledGame]):
-    """The scheduled games not recorded yet, in playing order, made as they are taken (the
-    schedule is never held whole); ``len`` is how many there were when the run started."""
-
-    def __init__(self, schedule: Iterable[ScheduledGame], done: _Done, count: int) -> None:
-        self._schedule = schedule
-        self._done = done
-        self._count = count
-
-    def __len__(self) -> int:
-        return self._count
-
-    def __iter__(self) -> Iterator[ScheduledGame]:
-        return (game for game in self._schedule if game.number not in self._done)
-
-    def __contains__(self, game: object) -> bool:
-        return isinstance(game, ScheduledGame) and game.number not in self._done
-
-
 class Backend(Protocol):
     """Where games are played (the seam between the tournament and its executors).
 
@@ -118,7 +99,7 @@ class Backend(Protocol):
 
     async def play(
         self,
-        games: Collection[ScheduledGame],
+        games: Games,
         results: trio.MemorySendChannel[GameRecord | LostGame],
         started: Callable[[ScheduledGame], None],
     ) -> None: ...
@@ -227,7 +208,7 @@ class LocalBackend:
 
     async def play(
         self,
-        games: Collection[ScheduledGame],
+        games: Games,
         results: trio.MemorySendChannel[GameRecord | LostGame],
         started: Callable[[ScheduledGame], None],
     ) -> None:
@@ -335,13 +316,12 @@ async def run_tournament(
     for frame in damage:
         emit(f"Warning: {files.directory / 'games.msgpack'}: skipped damaged bytes at {frame.offset}: {frame.reason}")
     result.resumed = len(done)
-    todo = Pending(config.schedule, done, result.total - result.resumed)
+    todo = config.schedule.games_from(done)
     if result.resumed:
         emit(f"Resuming: {result.resumed} of {result.total} games already played")
     stop_reason: list[str] = []
     started_at = time.monotonic()
     interval = config.settings.rating_interval
-    by_number = {g.number: g for g in config.schedule}
 
     def started(game: ScheduledGame) -> None:
         emit(f"Started game {game.number} of {result.total} ({versus(tuple(names[i] for i in game.seats))})")
@@ -369,10 +349,10 @@ async def run_tournament(
                     continue
                 record = item
                 number = record.game_number
-                if number is None or number not in by_number or number in done:
+                if number is None or number not in config.schedule.numbers or number in done:
                     emit(f"Warning: ignoring a record for game {number!r}: not in the schedule or already recorded")
                     continue
-                game = by_number[number]
+                game = config.schedule.game(number)
                 # the write cannot be cancelled (a thread); shielded, a Ctrl-C that arrives during
                 # it does not skip the bookkeeping and the Finished line below either, so what is
                 # printed and what is on disk agree
