@@ -3,11 +3,12 @@
 Jinja2 renders ``templates/viewer.html.j2`` with autoescaping on, so every tag value and player
 name a record carries is escaped where the HTML shows it.  The games travel packed
 (:mod:`.packed`: columns, raw deflate, base85 text, whose alphabet has no ``<``, so no record
-text can close the block) and so does the viewer's script; ``static/inflate.js``, inline and
-plain, decodes both in the browser.  The stylesheet, the SVG defs and the geometry table are the
-package's own trusted text.  So a page costs about 35 KB once (the script packed, the styles, the
-board's markup) and a game only its packed data: about 18 bytes a turn and 60 a game besides
-(``tools/bench_viewer_pages.py``), less than the game's record in the archive.
+text can close the block), and so does the rest of the page (``viewer_body.html.j2`` rendered,
+the stylesheets, ``viewer.js``); ``static/inflate.js``, inline and plain, decodes both in the
+browser.  The stylesheet, the SVG defs and the geometry table are the package's own trusted
+text.  So a page costs about 18 KB once (its styles, body and script, packed) and a game only
+its packed data, about 20 bytes a turn: a tournament's hundred-game file costs less per game
+than the archive (``tools/bench_viewer_pages.py``, SPEC.md section 10.7).
 """
 
 from __future__ import annotations
