@@ -49,7 +49,7 @@ FLAGS = (
 )
 
 
-INTERNAL = ("data:", "blob:", "chrome:", "chrome-search:", "chrome-extension:", "devtools:", "about:")
+INTERNAL = ("data:", "blob:", "chrome:", "chrome-untrusted:", "chrome-search:", "chrome-extension:", "devtools:", "about:")
 
 
 def available() -> bool:

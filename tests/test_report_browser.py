@@ -1,18 +1,27 @@
 """The tournament report in a real Chromium, opened from a file URL: its tables and chart as the
 data says, its game list paged, filtered and linked to the viewer on the right game, no console
-error and no network request (both witnessed by Chromium's own logs)."""
+error and no network request (both witnessed by Chromium's own logs).  A real tournament's block
+file costs no more disk per game than its archive, and shows a game as the Python model has it."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
 
+import pytest
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
+from santorini_server.records import read_archive
+from santorini_server.rules import SQUARE_NAMES
 from santorini_server.tournament.report import ReportData, build_report
 from santorini_server.tournament.report_files import REPORT, ReportWriter
+from santorini_server.viewer import game_data
+from santorini_server.viewer.model import decode_board
 from tests.browser import Browser, artefacts_dir
 from tests.test_report import info, tournament_games
 
@@ -124,3 +133,65 @@ def test_a_three_seat_report_pages_its_games_and_fits_a_phone_in_the_dark(chromi
         driver.set_window_size(1280, 900)
     assert chromium.console_errors() == []
     assert chromium.network_requests(allowed=tmp_path) == []
+
+
+# --- a real tournament's block file ---------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def cup(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """112 games of two seeded greedy engines (the same moves every run) over every god pairing,
+    played by ``santorini tournament``: its folder."""
+    out = tmp_path_factory.mktemp("cup") / "t"
+    engine = f"cmd={sys.executable} arg=-m arg=engines.greedy name=greedy2"
+    proc = subprocess.run(
+        [sys.executable, "-m", "santorini_server.cli", "tournament", "-e", "greedy", "-e", engine, "--each",
+         "option.Seed=7", "--gods", "all", "--tc", "5+0.05", "-j", "2", "--out", str(out)],
+        capture_output=True, text=True, timeout=600, cwd=Path(__file__).resolve().parent.parent,
+    )
+    assert proc.returncode == 0, proc.stderr
+    return out
+
+
+def test_a_block_file_costs_no_more_disk_per_game_than_the_archive(cup: Path) -> None:
+    """The first block file's 100 games against the archive's bytes per game (issue: "Report and
+    viewer files: at most the archive's bytes per game, on disk"); about 640 against 770."""
+    records, corrupt = read_archive(cup / "games.msgpack")
+    assert len(records) == 112 and not corrupt
+    assert sum(len(r.turns) for r in records) / len(records) > 15  # whole games, not a few turns each
+    archive_per_game = os.path.getsize(cup / "games.msgpack") / len(records)
+    block_per_game = os.path.getsize(cup / "games" / "0001-0100.html") / 100
+    assert block_per_game <= archive_per_game, (block_per_game, archive_per_game)
+
+
+#: Game K as the page unpacked it, and its board as drawn (both views), once the page is ready.
+READ_GAME = """
+function read(selector) {
+  return Array.from(document.querySelectorAll(selector)).map(function (e) {
+    return [e.dataset.square, +e.dataset.height, +e.dataset.dome, e.dataset.group ? +e.dataset.group : 0];
+  });
+}
+return {game: SantoriniViewer.games()[arguments[0] - 1], turn: +document.body.dataset.turn,
+        iso: read('#iso-board g.sq'), top: read('#top-board g.cell'),
+        status: document.getElementById('status').textContent};
+"""
+
+
+def test_a_packed_block_page_shows_a_game_as_the_python_model_has_it(chromium: Browser, cup: Path) -> None:
+    k = 37
+    (record,) = [r for r in read_archive(cup / "games.msgpack")[0] if r.tag("GameNumber") == str(k)]
+    model = game_data(record, k)  # the viewer numbers a block's games from 1: game 37 of block 1-100
+    page = cup / "games" / "0001-0100.html"
+    chromium.open(page, f"#game={k}&turn=999")
+    assert wait_for(chromium, "return document.body.dataset.ready === '1'"), chromium.console_errors()
+    shown = chromium.js(READ_GAME, k)
+    assert shown["game"] == model  # every position, turn, mark, clock and note, unpacked by the page
+    last = model["p"][-1]
+    assert shown["turn"] == len(model["p"]) - 1
+    groups = {sq: g + 1 for g, squares in enumerate(last["w"]) for sq in squares}
+    expected = sorted([square, level, int(dome), groups.get(sq, 0)]
+                      for sq, (square, (level, dome)) in enumerate(zip(SQUARE_NAMES, decode_board(last["b"]), strict=True)))
+    assert sorted(shown["iso"]) == expected and sorted(shown["top"]) == expected
+    assert shown["status"] == "Game over: " + model["words"]
+    assert chromium.console_errors() == []
+    assert chromium.network_requests(allowed=cup) == []

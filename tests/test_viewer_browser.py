@@ -43,18 +43,22 @@ def page(games: dict[str, Game], tmp_path_factory: pytest.TempPathFactory) -> Pa
     return path
 
 
-def open_game(browser: Browser, page: Path, name: str, turn: int | None = None) -> None:
-    fragment = f"#game={NAMES.index(name) + 1}" + (f"&turn={turn}" if turn is not None else "")
-    browser.open(page, fragment)
-    browser.js("return document.body.dataset.ready")
-
-
 def wait_for(browser: Browser, script: str, timeout: float = 5.0) -> Any:
     """The first truthy value of ``script`` (events such as ``hashchange`` arrive asynchronously)."""
     deadline = time.monotonic() + timeout
     while not (value := browser.js(script)) and time.monotonic() < deadline:
         time.sleep(0.02)
     return value
+
+
+def open_viewer(browser: Browser, page: Path, fragment: str = "") -> None:
+    """Open a viewer file and wait until it has drawn (it decodes its packed games first)."""
+    browser.open(page, fragment)
+    assert wait_for(browser, "return document.body.dataset.ready === '1'"), browser.console_errors()
+
+
+def open_game(browser: Browser, page: Path, name: str, turn: int | None = None) -> None:
+    open_viewer(browser, page, f"#game={NAMES.index(name) + 1}" + (f"&turn={turn}" if turn is not None else ""))
 
 
 READ_BOARD = """
@@ -230,7 +234,7 @@ def test_the_keyboard_steps_plays_and_reaches_every_control(chromium: Browser, p
 def test_the_game_list_filters_and_opens_a_game(chromium: Browser, page: Path) -> None:
     from selenium.webdriver.common.by import By
 
-    chromium.open(page)
+    open_viewer(chromium, page)
     rows = "return Array.from(document.querySelectorAll('#games tbody tr')).filter(function (r) { return !r.hidden; }).length"
     assert chromium.js(rows) == len(NAMES)
     box = chromium.driver.find_element(By.ID, "filter")
@@ -274,7 +278,7 @@ def test_a_record_with_a_problem_says_so_in_the_page(chromium: Browser, tmp_path
                                  for n, v in record.tags), ())
     path = tmp_path / "bad.html"
     write_viewer([broken, bad_start], path)
-    chromium.open(path)
+    open_viewer(chromium, path)
     problem = "return document.getElementById('problem').hidden ? null : document.getElementById('problem').textContent"
     assert "turn 7" in chromium.js(problem)
     assert chromium.js("return +document.getElementById('slider').max") == 6
@@ -288,7 +292,7 @@ def test_a_record_with_a_problem_says_so_in_the_page(chromium: Browser, tmp_path
 
 
 MINI_BOARDS = """
-var data = JSON.parse(document.getElementById('viewer-data').textContent), game = data.games[arguments[0]];
+var data = {geometry: SantoriniViewer.geometry(), games: SantoriniViewer.games()}, game = data.games[arguments[0]];
 var live = null, last = null, out = [];
 function squares(svg) { return Array.from(svg.firstChild.childNodes); }
 game.p.forEach(function (p, k) {

@@ -17,6 +17,7 @@ from santorini_server.records import GameRecord, TurnRecord
 from santorini_server.rules import Position, parse_square, ruleset_of
 from santorini_server.viewer import board_svg, game_data, position_data, render_viewer, write_viewer
 from santorini_server.viewer.model import annotation, decode_board
+from santorini_server.viewer.packed import decode_blob
 
 from .viewer_games import GOD_GAMES, Game, expected_position, god_game, nseat_games, page_data
 
@@ -189,6 +190,9 @@ def test_record_text_cannot_break_out_of_the_page() -> None:
     )
     html = render_viewer([record], title="<i>t</i>")
     assert "<script>alert(1)" not in html and "<b>x</b>" not in html and "<i>t</i>" not in html
+    (packed_page,) = re.findall(r'<script type="text/plain" id="viewer-page">(.*?)</script>', html)
+    body = decode_blob(packed_page)["body"]  # the markup inflate.js puts in place: escaped as rendered
+    assert '<h1 id="title">&lt;i&gt;t&lt;/i&gt;</h1>' in body and "<i>" not in body
     assert page_data(html)["games"][0]["seats"][0]["player"] == "</script><script>alert(1)</script>"
 
 

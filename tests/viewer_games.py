@@ -8,13 +8,13 @@ reference the page is compared with.
 
 from __future__ import annotations
 
-import json
 import random
 import re
 from typing import Any
 
 from santorini_server.records import GameRecord, TurnRecord, placings_result
 from santorini_server.rules import GODS, Position, Transition, parse_stn, ruleset_of
+from santorini_server.viewer.packed import decode_blob, unpack_games
 
 from .test_records_nseat import Game, find_game, play_game
 
@@ -83,14 +83,15 @@ def nseat_games() -> dict[str, Game]:
     }
 
 
-_DATA_RE = re.compile(r'<script type="application/json" id="viewer-data">(.*?)</script>', re.S)
+_DATA_RE = re.compile(r'<script type="text/plain" id="viewer-data">(.*?)</script>', re.S)
 
 
 def page_data(html: str) -> dict[str, Any]:
-    """The JSON the page carries (its one data block), parsed back."""
+    """What the page carries, decoded as the browser decodes it: ``games`` (its one packed data
+    block, unpacked) and ``geometry``."""
     (block,) = _DATA_RE.findall(html)
-    data: dict[str, Any] = json.loads(block)
-    return data
+    data = decode_blob(block)
+    return {"games": unpack_games(data), "geometry": data["geometry"]}
 
 
 def expected_position(pos: Position) -> tuple[list[int], list[bool], dict[int, int]]:

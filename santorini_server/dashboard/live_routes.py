@@ -31,6 +31,7 @@ from ..server.runs import RunScheduler, find_record
 from ..server.store import Game, NoSuchGame, Store
 from ..tournament.output import ARCHIVE
 from ..viewer.model import game_data
+from ..viewer.packed import packed_games
 from ..viewer.svg import DEFS, ISO_BOX, STYLE, TOP_BOX, geometry
 
 if TYPE_CHECKING:
@@ -122,8 +123,7 @@ def live_routes(store: AsyncStore, scheduler: RunScheduler, hub: LiveHub) -> lis
         feed = hub.games.get(key)
         if feed is not None:
             title = " vs ".join(feed.names) + " \u2014 " + "/".join(feed.gods)
-            data: dict[str, Any] = {"geometry": geometry(), "games": []}
-            return _page("game.html.j2", title=title, key=key, state="live", data=data, **board)
+            return _page("game.html.j2", title=title, key=key, state="live", geometry=geometry(), data=None, **board)
         if game is None:
             try:
                 game = await store.read(Store.run_game, run_id, number)
@@ -135,7 +135,7 @@ def live_routes(store: AsyncStore, scheduler: RunScheduler, hub: LiveHub) -> lis
                 f"No record of game {text}: run {run_id}'s index lists it, but its archive holds no readable "
                 f"frame of it where the index says (see /runs/{run_id})."
             )
-        data = {"geometry": geometry(), "games": [game_data(record, number)]}  # one game: the ordinary viewer
+        data = packed_games([game_data(record, number)])  # one game: the ordinary viewer, packed as a file's
         title = " vs ".join(record.players) + " \u2014 " + "/".join(record.gods)
         return _page("game.html.j2", title=title, key=key, state="finished", data=data, **board)
 

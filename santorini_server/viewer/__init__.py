@@ -1,8 +1,9 @@
 """The game viewer: recorded games as one offline HTML file, and positions as SVG.
 
-``model`` turns a record into view data through the rules core (pure), ``svg`` is the drawing
-vocabulary (shapes, projection, one position as SVG), ``page`` renders the HTML with Jinja2.
-SPEC.md section 14.5 describes what the page shows.
+``model`` turns a record into view data through the rules core (pure), ``packed`` packs that
+data for a page (columns, deflate, base85: less than the archive's bytes a game), ``svg`` is the
+drawing vocabulary (shapes, projection, one position as SVG), ``page`` renders the HTML with
+Jinja2.  SPEC.md section 14.5 describes what the page shows and holds.
 
 The names below load on first use (PEP 562): the daemon's live hub needs ``model`` at start,
 and Jinja2 (``page``) only with the first page it renders (the daemon starts in under a second).

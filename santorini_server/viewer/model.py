@@ -6,8 +6,8 @@ nothing here draws.  Every position the page shows is one the rules core produce
 power used) is decoded here from the canonical STN and the positions around it, so the page's
 JavaScript only places shapes and never judges a rule.
 
-The data (one dict per game, keys kept short because a big archive's page carries thousands of
-positions):
+The data (one dict per game; a page carries it packed, :mod:`.packed`, and the page's script
+unpacks it to exactly this):
 
 * ``p``: the positions, start first, then the one after each turn (after any elimination that
   follows it): ``b`` the board, 25 characters in SPS square order (a5 ... e5, ..., a1 ... e1),

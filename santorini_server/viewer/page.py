@@ -1,16 +1,20 @@
 """The viewer page: one self-contained HTML file (inline SVG, CSS and JavaScript, no request).
 
 Jinja2 renders ``templates/viewer.html.j2`` with autoescaping on, so every tag value and player
-name a record carries is escaped; the data travels as JSON in a ``<script type="application/json">``
-block through Jinja's ``tojson`` filter, which escapes ``<``, ``>``, ``&`` and ``'`` so no record
-text can close the block.  The stylesheet, the script and the SVG defs are the package's own
-trusted text, inserted as they are.  The JavaScript and CSS are shared once per file; a game
-costs only its data (about 130 bytes a turn).
+name a record carries is escaped where the HTML shows it.  The games travel packed
+(:mod:`.packed`: columns, raw deflate, base85 text, whose alphabet has no ``<``, so no record
+text can close the block), and so does the rest of the page (``viewer_body.html.j2`` rendered,
+the stylesheets, ``viewer.js``); ``static/inflate.js``, inline and plain, decodes both in the
+browser.  The stylesheet, the SVG defs and the geometry table are the package's own trusted
+text.  So a page costs about 18 KB once (its styles, body and script, packed) and a game only
+its packed data, about 20 bytes a turn: a tournament's hundred-game file costs less per game
+than the archive (``tools/bench_viewer_pages.py``, SPEC.md section 10.7).
 """
 
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
@@ -22,7 +26,8 @@ from markupsafe import Markup
 from ..records.durable import atomic_file
 from ..records.game import GameRecord
 from .model import games_data
-from .svg import DEFS, ISO_BOX, STYLE, TOP_BOX, geometry
+from .packed import encode_blob, packed_games
+from .svg import DEFS, ISO_BOX, STYLE, TOP_BOX
 
 __all__ = ["render_viewer", "render_page", "write_page", "write_viewer"]
 
@@ -51,21 +56,25 @@ def _default_title(games: Sequence[dict[str, Any]]) -> str:
     return f"{len(games)} Santorini games"
 
 
+@functools.cache
+def _script() -> str:
+    """``viewer.js`` without its ``/* */`` comments (a fifth of the packed page; the script has no
+    ``/*`` in a string or a regular expression, and the browser tests run what this leaves)."""
+    return re.sub(r"/\*.*?\*/", "", str(_static("viewer.js")), flags=re.S)
+
+
 def render_page(games: Sequence[dict[str, Any]], *, title: str | None = None) -> str:
     """The HTML of a viewer holding ``games`` (:func:`~.model.game_data` dicts)."""
     if title is None:
         title = _default_title(games)
-    data = {"geometry": geometry(), "games": list(games)}
-    return _environment().get_template("viewer.html.j2").render(
-        title=title,
-        games=len(games),
-        data=data,
-        defs=Markup(DEFS),
-        board_css=Markup(STYLE),
-        page_css=_static("viewer.css"),
-        script=_static("viewer.js"),
-        iso_box=" ".join(map(str, ISO_BOX)),
+    env = _environment()
+    body = env.get_template("viewer_body.html.j2").render(
+        title=title, games=len(games), defs=Markup(DEFS), iso_box=" ".join(map(str, ISO_BOX)),
         top_box=" ".join(map(str, TOP_BOX)),
+    )
+    page = {"style": STYLE + "\n" + str(_static("viewer.css")), "body": body, "script": _script()}
+    return env.get_template("viewer.html.j2").render(
+        title=title, page=Markup(encode_blob(page)), data=packed_games(games), inflate=_static("inflate.js"),
     )
 
 

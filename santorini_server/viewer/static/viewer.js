@@ -1,23 +1,25 @@
 /* The game viewer: draws the positions the page carries and steps through them.
  *
- * The replay page (santorini replay --html) starts it on its data block at once.  The
- * dashboard's live game page (santorini_server/dashboard/static/dashboard/live.js) starts it
- * on the game's snapshot instead, through window.SantoriniViewer, then appends each turn as the
- * referee rules it: one drawing code for both.
+ * A page with games (santorini replay --html, a tournament's games/ files, the daemon's page of
+ * a finished game) carries them packed in its #viewer-data block: the script decodes it
+ * (window.SantoriniInflate, inflate.js), unpacks it (unpack below) and starts.  The dashboard's
+ * live game page (santorini_server/dashboard/static/dashboard/live.js) starts it on the game's
+ * snapshot instead, through window.SantoriniViewer, then appends each turn as the referee rules
+ * it: one drawing code for both.
  *
- * Every position, move arrow and build marker comes from the data block, which Python wrote
- * after replaying the record through the rules core; this script only places the shapes of the
- * SVG <defs> (santorini_server/viewer/svg.py) at the anchors of the geometry table, exactly as
- * svg.py's board_svg does.  It never judges a rule.  The data layout is described in
- * santorini_server/viewer/model.py.
+ * Every position, move arrow and build marker comes from the data, which Python wrote after
+ * replaying the record through the rules core; unpacking copies the characters and squares
+ * Python wrote and adds the differences it computed, and the drawing only places the shapes of
+ * the SVG <defs> (santorini_server/viewer/svg.py) at the anchors of the geometry table (in the
+ * data, or in #viewer-geometry on a live page), exactly as svg.py's board_svg does.  It never judges a rule.  The data
+ * layout is described in santorini_server/viewer/model.py, the packed form in packed.py.
  */
 (function () {
   "use strict";
   var SVG = "http://www.w3.org/2000/svg";
-  var DATA_NODE = document.getElementById("viewer-data");
-  var DATA = DATA_NODE ? JSON.parse(DATA_NODE.textContent) : {geometry: null, games: []};
-  var GEO = DATA.geometry;
-  var GAMES = DATA.games;
+  var GEO_NODE = document.getElementById("viewer-geometry");
+  var GEO = GEO_NODE ? JSON.parse(GEO_NODE.textContent) : null;
+  var GAMES = [];
   var FILES = "abcde";
   var DOMES = "ABCD";
   var BUILD_LABEL = {block: "+", dome: "D", atlas: "D", double: "+2", pre: "P", place: ""};
@@ -459,6 +461,87 @@
     draw();
   }
 
-  window.SantoriniViewer = {openLive: openLive, append: append, finish: finish, miniBoard: miniBoard};
-  if (GAMES.length > 0) { start(); }
+  /* --- the packed games (santorini_server/viewer/packed.py: unpack_games does the same) ------- */
+
+  var SQUARES = "abcdefghijklmnopqrstuvwxy";
+  var KINDS = {m: "move", f: "forced", b: "block", d: "dome", a: "atlas", "2": "double", p: "pre"};
+  var MOVE_RE = /^([a-e][1-5])-([a-e][1-5])\+([a-e][1-5])$/, PLACE_RE = /^([a-e][1-5]),([a-e][1-5])$/;
+  var TURN_FIELDS = ["ms", "score", "depth", "nodes", "win", "out"], DELTA_FIELDS = ["x", "r", "up", "pl"];
+
+  function letter(c) { return SQUARES.indexOf(c); }
+  function parseSquare(name) { return (5 - +name[1]) * 5 + FILES.indexOf(name[0]); }
+
+  /* A turn's marks: its code, or for "" what its STN says on its face (packed.py's
+   * plain_annotation: the packer wrote "" only where that is the rules core's annotation). */
+  function marks(code, stn, board, txt) {
+    var a, m, i;
+    if (code === "") {
+      if ((m = MOVE_RE.exec(stn))) {
+        var b = parseSquare(m[3]);
+        a = {mv: [[parseSquare(m[1]), parseSquare(m[2]), "move"]], bd: [[b, DOMES.indexOf(board[b]) >= 0 ? "dome" : "block"]]};
+      } else if ((m = PLACE_RE.exec(stn))) {
+        a = {place: [parseSquare(m[1]), parseSquare(m[2])]};
+      } else {
+        throw new Error("packed data: turn " + stn + " has no annotation");
+      }
+    } else if (code[0] === "@") {
+      a = {place: code.slice(1).split("").map(letter)};
+    } else {
+      var parts = code.split("|"), mv = [], bd = [];
+      for (i = 0; i < parts[0].length; i += 3) { mv.push([letter(parts[0][i]), letter(parts[0][i + 1]), KINDS[parts[0][i + 2]]]); }
+      for (i = 0; i < parts[1].length; i += 2) { bd.push([letter(parts[1][i]), KINDS[parts[1][i + 1]]]); }
+      a = {mv: mv, bd: bd};
+    }
+    a.txt = txt;
+    return a;
+  }
+
+  /* The games of the packed form: each position is the one before it with the squares and the
+   * worker groups that changed and the seat to move as written, and the other fields plus the
+   * written differences; each clock its seat's previous one less the time used plus the written
+   * code. */
+  function unpack(data) {
+    var cols = data.turns, i = 0;
+    function col(name) { var c = cols[name]; return c === undefined ? null : c[i]; }
+    return data.games.map(function (head) {
+      var game = {};
+      Object.keys(head).forEach(function (key) { if (key !== "p0" && key !== "n") { game[key] = head[key]; } });
+      var p = head.p0 ? [head.p0] : [], t = [], clocks = {};
+      for (var k = 0; k < head.n; k++, i++) {
+        var before = p[p.length - 1], board = before.b.split(""), diff = col("b");
+        for (var j = 0; j < diff.length; j += 2) { board[letter(diff[j])] = diff[j + 1]; }
+        var after = {b: board.join(""), w: before.w.slice(), m: col("m")}, found, groups = /([0-9])([a-y]*)/g;
+        while ((found = groups.exec(col("w")))) { after.w[+found[1]] = found[2].split("").map(letter); }
+        DELTA_FIELDS.forEach(function (name) { after[name] = before[name] + col(name); });
+        p.push(after);
+        var seat = col("seat"), stn = col("s");
+        var turn = {s: stn, l: col("l"), seat: seat, a: marks(col("a"), stn, after.b, col("txt"))};
+        var code = col("c");
+        if (code !== null) { clocks[seat] = (clocks[seat] || 0) - (col("ms") || 0) + code; turn.clock = clocks[seat]; }
+        TURN_FIELDS.forEach(function (name) { var v = col(name); if (v !== null) { turn[name] = v; } });
+        t.push(turn);
+      }
+      game.p = p;
+      game.t = t;
+      return game;
+    });
+  }
+
+  /* The page's games: decoded, unpacked, then shown (a live page has no data block). */
+  function load() {
+    var node = document.getElementById("viewer-data");
+    if (!node) { return; }
+    window.SantoriniInflate(node.textContent).then(function (text) {
+      var data = JSON.parse(text);
+      GEO = data.geometry;
+      GAMES = unpack(data);
+      if (GAMES.length > 0) { start(); }
+    }).catch(window.SantoriniInflateFailed);
+  }
+
+  window.SantoriniViewer = {
+    openLive: openLive, append: append, finish: finish, miniBoard: miniBoard,
+    games: function () { return GAMES; }, geometry: function () { return GEO; }
+  };
+  load();
 })();
