@@ -180,7 +180,7 @@ def test_a_cut_tail_while_the_run_plays_is_a_write_in_progress_and_garbage_is_ke
     saves), reads the tail again each time, and counts a cut-off frame there only once the run
     has ended."""
     settings = Settings(engines=["random name=alpha", "greedy name=beta"], rounds=4)
-    config = TournamentConfig.from_settings(settings, schedule=False)
+    config = TournamentConfig.from_settings(settings)
     archive = tmp_path / ARCHIVE
     frames = [encode_frame(record) for record in four_games()]
     archive.write_bytes(frames[0] + b"junk" * 5 + frames[1] + frames[2][:40])

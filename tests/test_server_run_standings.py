@@ -69,7 +69,7 @@ async def test_the_api_tables_count_the_games_since_the_snapshot(tmp_path: Path,
     writer = ArchiveWriter(directory / ARCHIVE)
     writer.append(a_record(1, "a", "b"))
     writer.append(a_record(2, "b", "a", "0-1"))
-    config = TournamentConfig.from_settings(THREE, schedule=False)
+    config = TournamentConfig.from_settings(THREE)
 
     def saved() -> int:
         snapshot = StandingsFile(directory, config).load()

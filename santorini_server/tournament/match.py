@@ -16,7 +16,7 @@ game every engine must have declared the seat count in its handshake (``feature 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Collection, Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -148,7 +148,7 @@ async def run_match(
     results_send, results_recv = trio.open_memory_channel[GameRecord | LostGame](0)
     try:
         async with trio.open_nursery() as nursery:
-            nursery.start_soon(backend.play, _Games(config), results_send, started)
+            nursery.start_soon(backend.play, match_games(config), results_send, started)
             async with results_recv:
                 async for item in results_recv:
                     assert isinstance(item, GameRecord)  # a local worker loses no game
@@ -166,20 +166,6 @@ async def run_match(
     else:
         emit(format_placings_line([s.name for s in specs], summary.placings))
     return summary
-
-
-class _Games(Collection[ScheduledGame]):
-    def __init__(self, config: MatchConfig) -> None:
-        self.config = config
-
-    def __len__(self) -> int:
-        return self.config.games
-
-    def __iter__(self) -> Iterator[ScheduledGame]:
-        return match_games(self.config)
-
-    def __contains__(self, game: object) -> bool:
-        return isinstance(game, ScheduledGame) and 1 <= game.number <= self.config.games
 
 
 def _count(

@@ -124,6 +124,10 @@ class ReportWriter:
                                     offset if offset is not None and self.archive is not None else record)
         self._dirty.add(block_of(number, self.block_size))
 
+    def recorded(self, record: GameRecord, number: int, start: int, end: int) -> None:
+        """:meth:`add` as the collector's :class:`~.sinks.Derived` sink."""
+        self.add(record, number, start)
+
     def blocks(self) -> list[Block]:
         """The viewer files of the games added, in order."""
         return sorted({block_of(number, self.block_size) for number in self._games}, key=lambda b: b.first)

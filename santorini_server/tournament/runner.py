@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import signal
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
@@ -38,6 +38,7 @@ from .output import TournamentFiles
 from .report_files import ReportWriter
 from .schedule import Games, ScheduledGame
 from .scoring import LOSS_COLUMNS, count_game, match_details, new_standings, standings_block, termination_table, versus
+from .sinks import Derived, write_all, write_due
 from .standings_file import SnapshotKeeper
 
 if TYPE_CHECKING:
@@ -208,7 +209,7 @@ class LocalBackend:
 
     async def play(
         self,
-        games: Games,
+        games: Iterable[ScheduledGame],
         results: trio.MemorySendChannel[GameRecord | LostGame],
         started: Callable[[ScheduledGame], None],
     ) -> None:
@@ -284,11 +285,12 @@ async def run_tournament(
 ) -> TournamentResult:
     """Play every scheduled game not yet in ``files``; print cutechess-style lines via ``emit``.
 
-    The collector (this task) alone writes files and standings, whatever the backend; with
-    ``report``, it also keeps ``report.html`` current (every game, the resumed ones too; written
-    at most every ``report.interval`` seconds as games finish, and at the end or on Ctrl-C).
-    It also keeps ``standings.msgpack``, the standings with the archive offset they counted to
-    (:mod:`.standings_file`), saved like the report.
+    The collector (this task) alone writes files and standings, whatever the backend: each game
+    is appended to the archive (then the SGN and JSON Lines files), counted, then handed to the
+    derived sinks (:mod:`.sinks`): ``standings.msgpack``, the standings with the archive offset
+    they counted to (:mod:`.standings_file`), and with ``report``, ``report.html`` and its
+    viewer files (every game, the resumed ones too), each written when due in a worker thread,
+    and at the end or on Ctrl-C.
     ``signals=False`` leaves SIGINT/SIGTERM to the caller (the server drains its runs itself).
 
     Raises:
@@ -312,7 +314,9 @@ async def run_tournament(
             report.add(record, number, offset)
 
     damage = files.resume(resumed)
-    snapshot = SnapshotKeeper(files.directory, config, standings, damage, files.end, warn=emit)  # standings.msgpack
+    derived: list[Derived] = [SnapshotKeeper(files.directory, config, standings, damage, files.end, warn=emit)]
+    if report is not None:
+        derived.append(report)
     for frame in damage:
         emit(f"Warning: {files.directory / 'games.msgpack'}: skipped damaged bytes at {frame.offset}: {frame.reason}")
     result.resumed = len(done)
@@ -365,13 +369,9 @@ async def run_tournament(
                 emit(f"Finished game {number} ({versus(seated)}): {outcome.result} {{{outcome.reason(seated)}}}")
                 if progress is not None:
                     progress(len(done), result.total, time.monotonic() - started_at)
-                if report is not None:
-                    report.add(record, number, offset)
-                    if report.due(time.monotonic()):  # in a thread: the engines' clocks run meanwhile
-                        await trio.to_thread.run_sync(report.write, time.monotonic())
-                snapshot.add(files.end)
-                if snapshot.due(time.monotonic()):
-                    await trio.to_thread.run_sync(snapshot.write, time.monotonic())
+                for sink in derived:
+                    sink.recorded(record, number, offset, files.end)
+                await write_due(derived, time.monotonic())
                 if config.sprt is not None and standings.seats == 2:
                     llr = llr_pentanomial(standings.pairs(names[0], names[1]).ptnml, config.sprt)
                     status = sprt_status(llr, config.sprt)
@@ -383,9 +383,7 @@ async def run_tournament(
                 if len(done) % interval == 0 and len(done) < result.total:
                     emit(standings_block(config, standings))
         nursery.cancel_scope.cancel()  # the signal watcher, and the backend after an SPRT stop
-    if report is not None:
-        await trio.to_thread.run_sync(report.write, time.monotonic())
-    await trio.to_thread.run_sync(snapshot.write)
+    await write_all(derived, time.monotonic())
     if stop_reason:
         raise Interrupted(stop_reason[0])
     result.complete = result.sprt is not None or len(done) == result.total

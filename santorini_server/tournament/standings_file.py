@@ -32,6 +32,7 @@ from typing import Any
 
 import msgspec
 
+from ..records import GameRecord
 from ..records.frames import CorruptFrame, Frame, frame_payload, iter_frames
 from ..stats.standings import Standings
 from .config import TournamentConfig
@@ -209,6 +210,10 @@ class SnapshotKeeper:
         self._warned = False
         self._changed = True  # a resume's count is worth saving too
         self._written_at: float | None = None
+
+    def recorded(self, record: GameRecord, number: int, start: int, end: int) -> None:
+        """:meth:`add` as the collector's :class:`~.sinks.Derived` sink (the collector counts the game)."""
+        self.add(end)
 
     def add(self, offset: int) -> None:
         """The standings now count the archive up to byte ``offset`` (the end of the frame just
