@@ -44,7 +44,7 @@ from santorini_server.tournament.config import TournamentConfig, load_settings
 
 folder = Path(sys.argv[1])
 start = time.perf_counter()
-config = TournamentConfig.from_settings(load_settings(folder), schedule=False)
+config = TournamentConfig.from_settings(load_settings(folder))
 tables, damage = RunViews().view(folder, config, "api", text_tables, final=True)
 took = time.perf_counter() - start
 print(tables["games"], damage.count, f"{took:.3f}", resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024)
