@@ -14,7 +14,9 @@ nothing is asserted (the machine's load moves the timings).
   is computed after every game and never ends the run.  RSS (/proc/self/status) and wall time
   are sampled at every twentieth of the run through the ``progress`` callback.  Targets: RSS at
   the end within 25 MB of RSS at game 10,000; time per game over the last 5,000 games within
-  1.2x of games 5,001-10,000.  Also the folder's bytes per game, file by file.
+  1.2x of games 5,001-10,000.  Also the folder's bytes per game, file by file.  ``--no-report``
+  leaves the ``ReportWriter`` out, to tell its share: the collector awaits each report write,
+  which renders the viewer file of every block that gained a game since the last one.
 * ``tournament``: a real ``santorini tournament -j 2`` (subprocess) of two canned engines (zero
   thinking, a fixed legal game: ``canned_engine.c``), without and with ``--sprt``; the
   coordinator's RSS (/proc/PID/status) is read as its "Finished game" lines arrive, at game 5,000
@@ -35,7 +37,7 @@ When a run is shorter than 20,000 games the windows shrink to w, a quarter of it
 against the last w; RSS from game 2w, the tournament's from game w), so a quick run still prints
 every figure.
 
-    python tools/bench_pipeline.py collector [--games 1000000] [--sprt] [--quick]
+    python tools/bench_pipeline.py collector [--games 1000000] [--sprt] [--no-report] [--quick]
     python tools/bench_pipeline.py tournament [--games 100000] [--engine c|python] [--quick]
     python tools/bench_pipeline.py append [--games 1000000] [--quick]
     python tools/bench_pipeline.py resume [--games 1000000] [--limit 300] [--quick]
@@ -195,7 +197,7 @@ class SyntheticBackend:
                 await results.send(self.record(game))
 
 
-def collector(games: int, sprt: bool) -> None:
+def collector(games: int, sprt: bool, with_report: bool = True) -> None:
     games = even(games)
     with tempfile.TemporaryDirectory() as tmp:
         templates = real_games(Path(tmp))
@@ -206,7 +208,7 @@ def collector(games: int, sprt: bool) -> None:
         config = TournamentConfig.from_settings(settings)
         save_settings(folder, settings)
         files = TournamentFiles(folder)
-        report = ReportWriter(folder, config_info(config, folder.name), archive=folder / ARCHIVE)
+        report = ReportWriter(folder, config_info(config, folder.name), archive=folder / ARCHIVE) if with_report else None
         timeline = Timeline(games)
 
         def progress(done: int, _total: int, elapsed: float) -> None:
@@ -215,7 +217,8 @@ def collector(games: int, sprt: bool) -> None:
 
         lengths = sorted(len(t.turns) for t in templates.values())
         print(f"collector: {games:,} synthetic games (real records of {lengths[0]}-{lengths[-1]} turns), "
-              f"{'--sprt ' + repr(SPRT) if sprt else 'no --sprt'}; RSS before the run {rss_mb():.1f} MB")
+              f"{'--sprt ' + repr(SPRT) if sprt else 'no --sprt'}, {'a' if with_report else 'no'} ReportWriter; "
+              f"RSS before the run {rss_mb():.1f} MB")
         start = time.perf_counter()
         try:
             result = trio.run(lambda: run_tournament(config, files, backend=SyntheticBackend(config, templates),
@@ -229,8 +232,9 @@ def collector(games: int, sprt: bool) -> None:
         print(f"collector: {games:,} games in {wall:.1f} s ({wall / games * 1e3:.3f} ms a game, the final report "
               "write included)")
         timeline.report("collector", 2 * timeline.w)
-        sizes = {name: (folder / name).stat().st_size for name in (ARCHIVE, SGN, RESULTS, REPORT)}
-        sizes[GAMES_DIR + "/*"] = sum(p.stat().st_size for p in (folder / GAMES_DIR).iterdir())
+        sizes = {name: (folder / name).stat().st_size for name in (ARCHIVE, SGN, RESULTS, REPORT) if (folder / name).exists()}
+        if with_report:
+            sizes[GAMES_DIR + "/*"] = sum(p.stat().st_size for p in (folder / GAMES_DIR).iterdir())
         print("collector: folder bytes per game: " + ", ".join(f"{name} {size / games:,.0f}"
                                                                for name, size in sizes.items()))
 
@@ -390,6 +394,8 @@ def main() -> None:
         part.add_argument("--quick", action="store_true", help=f"{QUICK[name]} games (the smoke test)")
         if name == "collector":
             part.add_argument("--sprt", action="store_true", help=f"the runner computes the LLR after every game ({SPRT})")
+            part.add_argument("--no-report", action="store_true",
+                              help="no ReportWriter: the collector and its three files alone (to tell the report's share)")
         if name == "resume":
             part.add_argument("--limit", type=float, default=300.0,
                               help="seconds the resumed run may take before it is stopped (default 300)")
@@ -400,7 +406,7 @@ def main() -> None:
     if games < 4:
         parser.error("--games must be at least 4")
     if args.part == "collector":
-        collector(games, args.sprt)
+        collector(games, args.sprt, not args.no_report)
     elif args.part == "tournament":
         tournament(games, args.engine)
     elif args.part == "append":
