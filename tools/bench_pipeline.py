@@ -330,10 +330,10 @@ def resume(games: int, limit: float) -> None:
         watch = Watch(proc, limit)
         watch.start()
         first = None
-        resumed = ""
+        resumed, resumed_at = "(no 'Resuming:' line)", 0.0
         for line in proc.stdout:
             if line.startswith("Resuming:"):
-                resumed = line.strip()
+                resumed, resumed_at = line.strip(), time.perf_counter() - start
             if first is None and line.startswith("Started game "):
                 first = time.perf_counter() - start
                 watch.at_first = watch.peak
@@ -341,16 +341,21 @@ def resume(games: int, limit: float) -> None:
         status = proc.wait()
         watch.join()
         wall = time.perf_counter() - start
-        if first is None or (status != 0 and not watch.stopped):
+        if status != 0 and not watch.stopped:
             raise SystemExit(f"resume: exit {status}: {err.strip()[-500:]}")
         how = ("the two games played and the report written" if not watch.stopped else
                f"still running after --limit {limit:.0f} s: SIGTERM" + (", then SIGKILL 10 s later" if watch.killed else ""))
-        print(f"resume: {resumed!r}; first new 'Started game' after {first:.2f} s, peak RSS until then "
-              f"{watch.at_first:.1f} MB")
+        if resumed_at:
+            print(f"resume: {resumed!r} printed after {resumed_at:.2f} s (the archive streamed)")
+        if first is not None:
+            print(f"resume: first new 'Started game' after {first:.2f} s, peak RSS until then {watch.at_first:.1f} MB")
+        else:
+            print(f"resume: no new 'Started game' within --limit {limit:.0f} s")
         print(f"resume: whole run {wall:.1f} s ({how}): peak RSS {watch.peak:.1f} MB")
         verdict("resume peak RSS", f"{watch.peak:.1f} MB", watch.peak < RESUME_RSS_TARGET_MB,
                 f"under {RESUME_RSS_TARGET_MB:.0f} MB")
-        verdict("resume first new game", f"{first:.2f} s", first < RESUME_TIME_TARGET_S,
+        figure = f"{first:.2f} s" if first is not None else f"none within {limit:.0f} s"
+        verdict("resume first new game", figure, first is not None and first < RESUME_TIME_TARGET_S,
                 f"under {RESUME_TIME_TARGET_S:.0f} s")
 
 
