@@ -229,8 +229,8 @@ def collector(games: int, sprt: bool, with_report: bool = True) -> None:
         wall = time.perf_counter() - start
         if result.played != games:
             raise SystemExit(f"collector: {result.played} of {games} games recorded (SPRT: {result.sprt})")
-        print(f"collector: {games:,} games in {wall:.1f} s ({wall / games * 1e3:.3f} ms a game, the final report "
-              "write included)")
+        print(f"collector: {games:,} games in {wall:.1f} s ({wall / games * 1e3:.3f} ms a game"
+              + (", the final report write included)" if with_report else ")"))
         timeline.report("collector", 2 * timeline.w)
         sizes = {name: (folder / name).stat().st_size for name in (ARCHIVE, SGN, RESULTS, REPORT) if (folder / name).exists()}
         if with_report:
