@@ -69,8 +69,8 @@ def _stderr(message: str) -> None:
 
 
 class ReportWriter:
-    """The report of one folder.  Not thread-safe: ``add`` and ``write`` are called in turn
-    (``write`` may run in a worker thread while the caller waits for it).
+    """The report of one folder.  ``add`` and :meth:`prepare` are called from one thread; the
+    write ``prepare`` returns may run in a worker thread while games are added (it holds copies).
 
     ``archive``: the archive the games are in (their offsets are given to :meth:`add`); without
     it, or for a game added without its offset, the record itself is kept.
@@ -140,8 +140,7 @@ class ReportWriter:
         self._standings = standings
         self._counts = False
 
-    def _record(self, number: int) -> GameRecord:
-        where = self._games[number].where
+    def _read(self, where: int | GameRecord) -> GameRecord:
         if isinstance(where, GameRecord):
             return where
         assert self.archive is not None
@@ -161,19 +160,30 @@ class ReportWriter:
 
         A failure is reported once (``warn``) and the changed blocks are tried again next time.
         """
+        return self.prepare(now)()
+
+    def prepare(self, now: float | None = None) -> Callable[[], bool]:
+        """:meth:`write` in two steps: this takes what the write needs (the changed blocks, the
+        rows, a copy of the standings) and returns the write itself, which may then run in a
+        worker thread while games are added."""
         if now is not None:
             self._written_at = now
-        started = time.perf_counter()
-        try:
-            self.write_now()
-        except Exception as exc:  # a report must never stop a tournament (its games are safe)
-            if not self._warned:
-                self._warned = True
-                self._warn(f"Warning: cannot write the report in {self.directory}: {exc} (the games are recorded)")
-            return False
-        finally:
-            self.cost = time.perf_counter() - started
-        return True
+        job = self._job()
+
+        def write() -> bool:
+            started = time.perf_counter()
+            try:
+                job()
+            except Exception as exc:  # a report must never stop a tournament (its games are safe)
+                if not self._warned:
+                    self._warned = True
+                    self._warn(f"Warning: cannot write the report in {self.directory}: {exc} (the games are recorded)")
+                return False
+            finally:
+                self.cost = time.perf_counter() - started
+            return True
+
+        return write
 
     def write_now(self) -> None:
         """:meth:`write`, raising what fails (``santorini report`` turns it into its error line).
@@ -181,16 +191,48 @@ class ReportWriter:
         Raises:
             OSError: a file cannot be written.
         """
-        games_dir = self.directory / GAMES_DIR
-        if self._dirty:
-            viewer = self._viewer = self._viewer or default_viewer()
-            games_dir.mkdir(parents=True, exist_ok=True)
-        for block in sorted(self._dirty, key=lambda b: b.first):
-            numbers = sorted(n for n in range(block.first, block.last + 1) if n in self._games)
-            viewer([self._record(n) for n in numbers], self.directory / block.path,
-                   title=f"{self.info.title}: games {block.first}-{block.last}")
-            self._dirty.discard(block)
-        data = build_report(self.info, list(self._games.items()), standings=self._standings, block_size=self.block_size)
+        self._job()()
+
+    def _job(self) -> _Job:
+        blocks = sorted(self._dirty, key=lambda b: b.first)
+        self._dirty.clear()
+        pages = [
+            (block, [self._games[n].where for n in range(block.first, block.last + 1) if n in self._games])
+            for block in blocks
+        ]
+        standings = self._standings if self._counts else type(self._standings).from_state(self._standings.state())
+        return _Job(self, pages, list(self._games.items()), standings)
+
+
+class _Job:
+    """One write of a report: what it needs, taken from the writer, so that it can run in a
+    worker thread while the collector adds games (the rows are immutable, the standings a copy)."""
+
+    def __init__(
+        self, writer: ReportWriter, pages: list[tuple[Block, list[int | GameRecord]]],
+        rows: list[tuple[int, _Kept]], standings: Standings,
+    ) -> None:
+        self.writer = writer
+        self.pages = pages
+        self.rows = rows
+        self.standings = standings
+
+    def __call__(self) -> None:
+        writer = self.writer
+        if self.pages:
+            writer._viewer = writer._viewer or default_viewer()
+            (writer.directory / GAMES_DIR).mkdir(parents=True, exist_ok=True)
+        done = 0
+        try:
+            for block, where in self.pages:
+                assert writer._viewer is not None
+                writer._viewer([writer._read(w) for w in where], writer.directory / block.path,
+                               title=f"{writer.info.title}: games {block.first}-{block.last}")
+                done += 1
+        except BaseException:  # the blocks not written are tried again next time
+            writer._dirty.update(block for block, _ in self.pages[done:])
+            raise
+        data = build_report(writer.info, self.rows, standings=self.standings, block_size=writer.block_size)
         html = render_report(data).encode("utf-8")
-        with atomic_file(self.directory / REPORT) as f:
+        with atomic_file(writer.directory / REPORT) as f:
             f.write(html)

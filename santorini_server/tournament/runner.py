@@ -38,7 +38,7 @@ from .output import TournamentFiles
 from .report_files import ReportWriter
 from .schedule import Games, ScheduledGame
 from .scoring import LOSS_COLUMNS, count_game, match_details, new_standings, standings_block, termination_table, versus
-from .sinks import Derived, write_all, write_due
+from .sinks import Derived, keep_written, write_all
 from .standings_file import SnapshotKeeper
 
 if TYPE_CHECKING:
@@ -341,6 +341,7 @@ async def run_tournament(
 
         if signals:
             nursery.start_soon(watch_signals)
+        nursery.start_soon(keep_written, derived)  # the report and the snapshot, off the collector
         # unbuffered: a finished game is either in the collector's hands (and then written, since
         # the write runs in an uncancellable thread) or still with its worker; never lost between
         results_send, results_recv = trio.open_memory_channel[GameRecord | LostGame](0)
@@ -371,7 +372,6 @@ async def run_tournament(
                     progress(len(done), result.total, time.monotonic() - started_at)
                 for sink in derived:
                     sink.recorded(record, number, offset, files.end)
-                await write_due(derived, time.monotonic())
                 if config.sprt is not None and standings.seats == 2:
                     llr = llr_pentanomial(standings.pairs(names[0], names[1]).ptnml, config.sprt)
                     status = sprt_status(llr, config.sprt)
@@ -382,8 +382,8 @@ async def run_tournament(
                         break
                 if len(done) % interval == 0 and len(done) < result.total:
                     emit(standings_block(config, standings))
-        nursery.cancel_scope.cancel()  # the signal watcher, and the backend after an SPRT stop
-    await write_all(derived, time.monotonic())
+        nursery.cancel_scope.cancel()  # the signal watcher, the sinks' writer, and the backend after an SPRT stop
+    await write_all(derived)
     if stop_reason:
         raise Interrupted(stop_reason[0])
     result.complete = result.sprt is not None or len(done) == result.total

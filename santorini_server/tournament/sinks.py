@@ -5,21 +5,27 @@ game, SPEC.md section 10.4); the SGN and JSON Lines files follow it game by game
 else on disk is *derived*: the report and its viewer files, the standings snapshot.  The
 collector tells each derived sink of every game as it is recorded (:meth:`Derived.recorded`, in
 the collector's task: it keeps what it needs of the game, a row, an offset or counters, and lets
-the record go), and writes the sinks that are due in a worker thread, so the engines' clocks run
-on meanwhile; once more when the run ends or is interrupted.  A derived file is rewritten whole
+the record go).  A task beside the collector (:func:`keep_written`) writes each sink when it is
+due, in a worker thread, from what :meth:`Derived.prepare` took (copies): the collector never
+waits for a derived file, and games are recorded while one is written.  Every sink is written
+once more when the run ends or is interrupted (:func:`write_all`).  A derived file is rewritten whole
 (beside, then renamed) and a failure to write it never stops a run: the games are safe.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from typing import Protocol
 
 import trio
 
 from ..records import GameRecord
 
-__all__ = ["Derived", "write_due", "write_all"]
+__all__ = ["Derived", "keep_written", "write_all", "POLL"]
+
+POLL = 0.25
+"""Seconds between two looks at whether a derived file is due."""
 
 
 class Derived(Protocol):
@@ -33,19 +39,29 @@ class Derived(Protocol):
         ...
 
     def write(self, now: float | None = None) -> bool:
-        """Write what changed (blocking: the collector calls it in a worker thread); False if it
-        failed (reported once by the sink itself)."""
+        """Write what changed (blocking); False if it failed (reported once by the sink itself)."""
+        ...
+
+    def prepare(self, now: float | None = None) -> Callable[[], bool]:
+        """Take what a write needs now (in the collector's task, cheap: copies of counters, the
+        list of what changed) and return the write, which runs in a worker thread while the
+        collector goes on recording games."""
         ...
 
 
-async def write_due(sinks: Sequence[Derived], now: float) -> None:
-    """Write every sink that is due, each in a worker thread."""
-    for sink in sinks:
-        if sink.due(now):
-            await trio.to_thread.run_sync(sink.write, now)
+async def keep_written(sinks: Sequence[Derived], *, poll: float = POLL) -> None:
+    """Write each sink when it is due, in a worker thread, one write at a time, until cancelled:
+    the collector never waits for a derived file (a write in progress when this is cancelled
+    is finished first: files are replaced whole)."""
+    while True:
+        await trio.sleep(poll)
+        for sink in sinks:
+            now = time.monotonic()
+            if sink.due(now):
+                await trio.to_thread.run_sync(sink.prepare(now))
 
 
-async def write_all(sinks: Sequence[Derived], now: float) -> None:
+async def write_all(sinks: Sequence[Derived]) -> None:
     """Write every sink (the run has ended or is stopping)."""
     for sink in sinks:
-        await trio.to_thread.run_sync(sink.write, now)
+        await trio.to_thread.run_sync(sink.prepare(time.monotonic()))

@@ -229,16 +229,27 @@ class SnapshotKeeper:
     def write(self, now: float | None = None) -> bool:
         """Save the snapshot if anything was counted since the last save; False if that failed
         (reported once with ``warn``: the games are safe in the archive, and a reader counts them)."""
+        return self.prepare(now)()
+
+    def prepare(self, now: float | None = None) -> Callable[[], bool]:
+        """:meth:`write` in two steps: this takes a copy of the standings and returns the save,
+        which may then run in a worker thread while the collector counts games."""
         if now is not None:
             self._written_at = now
         if not self._changed:
-            return True
-        try:
-            self.file.save(Snapshot(self.standings, self.offset, self.regions, self.damaged))
-        except (OSError, SnapshotError) as exc:
-            if not self._warned:
-                self._warned = True
-                self._warn(f"Warning: cannot save the standings in {self.file.path}: {exc} (the games are recorded)")
-            return False
+            return lambda: True
+        snapshot = Snapshot(Standings.from_state(self.standings.state()), self.offset, self.regions, self.damaged)
         self._changed = False
-        return True
+
+        def save() -> bool:
+            try:
+                self.file.save(snapshot)
+            except (OSError, SnapshotError) as exc:
+                self._changed = True  # tried again next time
+                if not self._warned:
+                    self._warned = True
+                    self._warn(f"Warning: cannot save the standings in {self.file.path}: {exc} (the games are recorded)")
+                return False
+            return True
+
+        return save

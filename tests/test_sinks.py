@@ -1,0 +1,95 @@
+"""The collector's derived sinks: written off the collector, from copies, never waited for."""
+
+from __future__ import annotations
+
+import pathlib
+import threading
+from collections.abc import Callable, Sequence
+from functools import partial
+
+import trio
+import trio.lowlevel
+
+from santorini_server.records import ArchiveWriter, GameRecord, read_record_at
+from santorini_server.tournament.output import ARCHIVE
+from santorini_server.tournament.report import ReportInfo
+from santorini_server.tournament.report_files import REPORT, ReportWriter
+from santorini_server.tournament.sinks import keep_written, write_all
+
+from .test_streaming import _numbered
+
+
+class Slow:
+    """A derived sink whose every write blocks until the test lets it go."""
+
+    def __init__(self) -> None:
+        self.seen: list[int] = []
+        self.written: list[list[int]] = []
+        self.release = threading.Event()
+        self.writing = threading.Event()
+
+    def recorded(self, record: GameRecord, number: int, start: int, end: int) -> None:
+        self.seen.append(number)
+
+    def due(self, now: float) -> bool:
+        return len(self.seen) > sum(len(w) for w in self.written)
+
+    def write(self, now: float | None = None) -> bool:
+        return self.prepare(now)()
+
+    def prepare(self, now: float | None = None) -> Callable[[], bool]:
+        taken = self.seen[sum(len(w) for w in self.written):]
+        self.written.append(taken)
+
+        def write() -> bool:
+            self.writing.set()
+            self.release.wait(10)
+            return True
+
+        return write
+
+
+async def test_the_collector_records_games_while_a_derived_file_is_written() -> None:
+    sink = Slow()
+    record = _numbered(1)
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(partial(keep_written, [sink], poll=0.01))
+        sink.recorded(record, 1, 0, 1)
+        await trio.to_thread.run_sync(sink.writing.wait, 10)  # the first write is under way in a thread...
+        for number in range(2, 6):  # ...and games are recorded meanwhile, nobody waiting for it
+            sink.recorded(record, number, 0, 1)
+            await trio.lowlevel.checkpoint()
+        assert sink.written == [[1]]
+        sink.release.set()
+        while len(sink.written) < 2:
+            await trio.sleep(0.01)
+        nursery.cancel_scope.cancel()
+    await write_all([sink])
+    assert sink.written[0] == [1] and [n for w in sink.written for n in w] == [1, 2, 3, 4, 5]
+
+
+def test_a_report_write_holds_what_was_taken_when_it_was_prepared(tmp_path: pathlib.Path) -> None:
+    """Games added after :meth:`ReportWriter.prepare` (while its write runs in a thread) are in
+    the next write, not in this one: the write works from copies."""
+    archive = tmp_path / ARCHIVE
+    with ArchiveWriter(archive) as w:
+        offsets = [w.append(_numbered(k)) for k in range(1, 151)]
+    pages: dict[str, list[int | None]] = {}
+
+    def viewer(records: Sequence[GameRecord], out: pathlib.Path, *, title: str | None = None) -> None:
+        pages[out.name] = [r.game_number for r in records]
+        out.write_text(str(title))
+
+    report = ReportWriter(tmp_path, ReportInfo("cup", ("Kronos 0.3", "Hestia 1.1"), 2, "60+1", "mortal/mortal", 150),
+                          viewer=viewer, archive=archive)
+    for k in range(1, 101):
+        report.add(read_record_at(archive, offsets[k - 1]), k, offsets[k - 1])
+    write = report.prepare(0.0)
+    for k in range(101, 151):
+        report.add(read_record_at(archive, offsets[k - 1]), k, offsets[k - 1])
+    assert write()
+    assert pages == {"0001-0100.html": list(range(1, 101))}
+    assert "game 101" not in (tmp_path / REPORT).read_text().lower()
+    assert report.due(1e9)
+    assert report.prepare(1e9)()
+    assert pages["0101-0200.html"] == list(range(101, 151))
