@@ -28,15 +28,17 @@ import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
 from ..records import GameRecord
 from ..records.frames import CorruptFrame, Frame, frame_payload, iter_frames
-from ..stats.standings import Standings
 from .config import TournamentConfig
 from .output import ARCHIVE
+
+if TYPE_CHECKING:
+    from ..stats.standings import Standings
 
 __all__ = [
     "ANCHOR", "MAX_REGIONS", "SAVE_INTERVAL", "SNAPSHOT", "Snapshot", "SnapshotError", "SnapshotKeeper", "StandingsFile",
@@ -167,6 +169,8 @@ class StandingsFile:
         if saved.offset < 0 or _anchor(self.directory / ARCHIVE, saved.offset) != saved.anchor:
             raise SnapshotError(f"{self.path} counted another archive than {self.directory / ARCHIVE}")
         try:
+            from ..stats.standings import Standings  # openskill: loaded by the first view, not at the daemon's start
+
             standings = Standings.from_state(saved.standings)
             regions = tuple(CorruptFrame(*region) for region in saved.regions[:MAX_REGIONS])
         except (TypeError, ValueError) as exc:
@@ -238,7 +242,7 @@ class SnapshotKeeper:
             self._written_at = now
         if not self._changed:
             return lambda: True
-        snapshot = Snapshot(Standings.from_state(self.standings.state()), self.offset, self.regions, self.damaged)
+        snapshot = Snapshot(type(self.standings).from_state(self.standings.state()), self.offset, self.regions, self.damaged)
         self._changed = False
 
         def save() -> bool:
