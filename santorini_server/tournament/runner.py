@@ -326,6 +326,8 @@ async def run_tournament(
     stop_reason: list[str] = []
     started_at = time.monotonic()
     interval = config.settings.rating_interval
+    sprt_counted: tuple[int, int, int, int, int] | None = None  # the pentanomial counts the SPRT's status is of
+    status = SprtStatus.CONTINUE
 
     def started(game: ScheduledGame) -> None:
         emit(f"Started game {game.number} of {result.total} ({versus(tuple(names[i] for i in game.seats))})")
@@ -373,8 +375,10 @@ async def run_tournament(
                 for sink in derived:
                     sink.recorded(record, number, offset, files.end)
                 if config.sprt is not None and standings.seats == 2:
-                    llr = llr_pentanomial(standings.pairs(names[0], names[1]).ptnml, config.sprt)
-                    status = sprt_status(llr, config.sprt)
+                    ptnml = standings.pairs(names[0], names[1]).ptnml
+                    if ptnml != sprt_counted:  # it changes once a pair (a game in two), the LLR with it
+                        sprt_counted = ptnml
+                        status = sprt_status(llr_pentanomial(ptnml, config.sprt), config.sprt)
                     if status is not SprtStatus.CONTINUE:
                         result.sprt = status
                         emit(standings.results_block(names[0], names[1], match_details(config), config.sprt))
