@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import gc
-import itertools
 import random
 import sys
 import time
@@ -29,54 +28,14 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from santorini_server.tournament.runner import _Done
-from santorini_server.tournament.schedule import MAX_GAMES, ScheduledGame, build_schedule, draw_gods, set_size
+from santorini_server.tournament.schedule import MAX_GAMES, ScheduledGame, build_schedule, draw_gods
+from tests.test_schedule import old_build_schedule  # the list as it was built before, the oracle of the tests
 
 SHAPES: dict[str, dict[str, Any]] = {
     "pairs": dict(engines=2, rounds=MAX_GAMES // 2),
     "encounters": dict(engines=1000),
     "three": dict(engines=21, players=3, matchups=None, games=6 * 125),  # 1,330 groups x 750 games = 997,500
 }
-
-
-def eager_schedule(
-    engines: int,
-    *,
-    fmt: str = "round-robin",
-    seeds: int = 1,
-    rounds: int = 1,
-    games: int | None = None,
-    matchups: tuple[tuple[str, ...], ...] | None = (("mortal", "mortal"),),
-    openings: tuple[str | None, ...] = (None,),
-    order: str = "sequential",
-    seed: int = 0,
-    players: int = 2,
-) -> list[ScheduledGame]:
-    """The schedule as it was built before it became lazy: every game in a list (no checks)."""
-    gods_list: tuple[tuple[str, ...] | None, ...] = (None,) if matchups is None else matchups
-    conditions = [(g, o) for o in openings for g in gods_list]
-    if order == "random":
-        random.Random(seed).shuffle(conditions)
-    size = set_size(players)
-    per_encounter = size * len(conditions) if games is None else games
-    listing: Iterable[tuple[int, ...]] = (
-        itertools.combinations(range(engines), players) if fmt == "round-robin"
-        else ((s, o) for s in range(seeds) for o in range(seeds, engines))
-    )
-    seatings = [
-        [(e[0], e[1]), (e[1], e[0])] if len(e) == 2 else list(itertools.permutations(e)) for e in listing
-    ]
-    schedule: list[ScheduledGame] = []
-    sets = per_encounter // size
-    for rnd in range(1, rounds + 1):
-        for orders in seatings:
-            for k in range(sets):
-                index = (rnd - 1) * sets + k
-                gods, opening = conditions[index % len(conditions)]
-                if gods is None:  # uncached, as it was
-                    gods = draw_gods.__wrapped__(seed, index, players)
-                for seats in orders:
-                    schedule.append(ScheduledGame(len(schedule) + 1, seats, gods, opening, rnd))
-    return schedule
 
 
 def timed(run: Callable[[], Any]) -> tuple[float, Any]:
@@ -103,10 +62,10 @@ def walk(games: Iterable[ScheduledGame]) -> int:
 
 def bench(name: str, shape: dict[str, Any], lookups: int) -> None:
     draw_gods.cache_clear()
-    build_eager, eager = timed(lambda: eager_schedule(**shape))
+    build_eager, eager = timed(lambda: old_build_schedule(**shape))
     walk_eager, count = timed(partial(walk, eager))
     eager.clear()
-    eager_peak = peak(lambda: eager_schedule(**shape))
+    eager_peak = peak(lambda: old_build_schedule(**shape))
     draw_gods.cache_clear()
     build_lazy, schedule = timed(lambda: build_schedule(**shape))
     assert len(schedule) == count
