@@ -18,6 +18,11 @@ without it, our own figures only).  The runner's CPU per ply is its process tree
 children's rusage) less the engines' own, which each engine writes at exit (``CANNED_CPU_LOG``).
 
     python tools/bench_fastchess.py --fastchess /tmp/fastchess/fastchess [--games 400] [--reps 3]
+    python tools/bench_fastchess.py --rev HEAD~3      # our rows for HEAD~3 too, in the same run
+
+``--rev REV`` adds ``match`` and ``tournament`` rows for a git revision (its ``santorini_server``
+checked out into the temporary folder, run with ``python -m santorini_server.cli``), interleaved
+with the working tree's: a before/after in one run.
 
 fastchess is not part of this project: build it from its own repository (``make``) anywhere.
 """
@@ -36,6 +41,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from ab_referee import WORKTREE, checkout
 from canned import canned_argv
 
 from santorini_server.records import GameRecord, iter_archive
@@ -47,17 +53,18 @@ PLIES = 86
 # The chess game: knights out and back, then 13 blocks of a white and a black pawn push and a
 # knight round trip (each push makes the position new, so no repetition ends it early), then
 # one last round trip: the position after the last pushes stands for the third time at ply 86.
-_CHESS_PUSHES = (
-    "a2a3 h7h6 a3a4 h6h5 a4a5 h5h4 a5a6 h4h3 b2b3 g7g6 b3b4 g6g5 b4b5 g5g4 b5b6 g4g3 "
-    "c2c3 e7e6 c3c4 e6e5 c4c5 e5e4 c5c6 e4e3 d2d3 d7d6"
-).split()
+_CHESS_PUSHES = (  # white, black, white, black...
+    ("a2a3", "h7h6"), ("a3a4", "h6h5"), ("a4a5", "h5h4"), ("a5a6", "h4h3"), ("b2b3", "g7g6"), ("b3b4", "g6g5"),
+    ("b4b5", "g5g4"), ("b5b6", "g4g3"), ("c2c3", "e7e6"), ("c3c4", "e6e5"), ("c4c5", "e5e4"), ("c5c6", "e4e3"),
+    ("d2d3", "d7d6"),
+)
 _KNIGHTS = ("g1f3", "g8f6", "f3g1", "f6g8")
 
 
 def chess_script() -> list[str]:
     """An 86-ply legal chess game (UCI moves) that fastchess ends by threefold repetition."""
     moves = ["b1c3", "b8c6", "c3b1", "c6b8"]
-    for white, black in zip(_CHESS_PUSHES[::2], _CHESS_PUSHES[1::2], strict=True):
+    for white, black in _CHESS_PUSHES:
         moves += [white, black, *_KNIGHTS]
     return moves + list(_KNIGHTS)
 
@@ -100,10 +107,12 @@ class Config:
     runner: str  # "fastchess", "match --out", "match", "tournament"
     pinned: bool
     jobs: int
+    rev: str = WORKTREE  # our runners: the version of santorini_server they run
 
     @property
     def label(self) -> str:
-        return f"{self.runner} {'pinned' if self.pinned else 'unpinned'} -j {self.jobs}"
+        at = "" if self.runner == "fastchess" or self.rev == WORKTREE else f"@{self.rev}"
+        return f"{self.runner}{at} {'pinned' if self.pinned else 'unpinned'} -j {self.jobs}"
 
 
 @dataclass
@@ -115,16 +124,16 @@ class Sample:
 class Bench:
     """Runs the configurations in a temporary folder holding the engine and both scripts."""
 
-    def __init__(self, tmp: Path, fastchess: str | None) -> None:
+    def __init__(self, tmp: Path, fastchess: str | None, revs: list[str]) -> None:
         self.tmp = tmp
         self.fastchess = fastchess
+        self.roots = {rev: checkout(rev, tmp / f"src{i}") for i, rev in enumerate(revs) if rev != WORKTREE}
         chess = tmp / "chess.txt"
         chess.write_text(" ".join(chess_script()) + "\n")
         sgame = tmp / "santorini.txt"
         sgame.write_text(" ".join(santorini_script(PLIES)) + "\n")
         self.santorini_argv = canned_argv(sgame)  # compiles canned_engine.c into tmp
         self.chess_argv = [self.santorini_argv[0], str(chess)]
-        self.santorini = shutil.which("santorini") or str(Path(sys.executable).parent / "santorini")
         self.runs = 0
 
     def argv(self, config: Config, games: int, out: Path) -> list[str]:
@@ -139,10 +148,11 @@ class Bench:
                 argv.append("-force-concurrency")
             return argv
         engine = "cmd=" + " arg=".join(self.santorini_argv)
+        santorini = [sys.executable, "-m", "santorini_server.cli"]
         if config.runner.startswith("match"):
-            argv = [self.santorini, "match", f"{engine} name=A", f"{engine} name=B", "--games", str(games), "--tc", "60+1"]
+            argv = [*santorini, "match", f"{engine} name=A", f"{engine} name=B", "--games", str(games), "--tc", "60+1"]
             return argv + (["--out", str(out / "games.sgn")] if config.runner == "match --out" else [])
-        argv = [self.santorini, "tournament", "-e", f"{engine} name=A", "-e", f"{engine} name=B", "--games", str(games),
+        argv = [*santorini, "tournament", "-e", f"{engine} name=A", "-e", f"{engine} name=B", "--games", str(games),
                 "--tc", "60+1", "-j", str(config.jobs), "--rating-interval", "1000000", "--out", str(out / "run")]
         return argv + (["--force-concurrency"] if config.pinned else [])
 
@@ -156,6 +166,8 @@ class Bench:
         if config.pinned:
             argv = ["taskset", "-c", "0", *argv]
         env = {**os.environ, "CANNED_CPU_LOG": str(log)}
+        if config.rev in self.roots:
+            env["PYTHONPATH"] = os.pathsep.join([str(self.roots[config.rev]), env.get("PYTHONPATH", "")])
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         start = time.perf_counter()
         with open(out / "stdout.txt", "wb") as stdout:
@@ -191,6 +203,8 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=400, help="games of the LARGE run (default 400; even)")
     parser.add_argument("--small", type=int, default=20, help="games of the SMALL run (default 20; even)")
     parser.add_argument("--reps", type=int, default=3, help="interleaved repetitions (default 3)")
+    parser.add_argument("--rev", action="append", default=[], metavar="REV",
+                        help="also our rows for this git revision, interleaved (repeat)")
     parser.add_argument("--only", choices=["fastchess", "match", "tournament"], action="append",
                         help="only these runners (repeat; default all)")
     args = parser.parse_args()
@@ -203,13 +217,14 @@ def main() -> None:
     runners = ["fastchess"] * (args.fastchess is not None) + ["match --out", "match", "tournament"]
     if args.only:
         runners = [r for r in runners if r.split()[0] in args.only]
-    configs = [Config(r, pinned, jobs) for r in runners for pinned in (True, False) for jobs in (1, 2)
-               if jobs == 1 or not r.startswith("match")]
+    revs = [WORKTREE, *args.rev]
+    configs = [Config(r, pinned, jobs, rev) for r in runners for rev in (revs if r != "fastchess" else [WORKTREE])
+               for pinned in (True, False) for jobs in (1, 2) if jobs == 1 or not r.startswith("match")]
     wall: dict[Config, list[float]] = {c: [] for c in configs}
     cpu: dict[Config, list[float]] = {c: [] for c in configs}
     plies = (args.games - args.small) * PLIES
     with tempfile.TemporaryDirectory(prefix="bench-fastchess-") as tmp:
-        bench = Bench(Path(tmp), args.fastchess)
+        bench = Bench(Path(tmp), args.fastchess, revs)
         print(f"{PLIES}-ply scripted games (chess for fastchess, Santorini for ours), C engines; "
               f"per ply = ({args.games}-game run - {args.small}-game run) / {plies} plies; "
               f"medians of {args.reps} interleaved repetitions; {os.cpu_count()} CPUs")
@@ -229,11 +244,10 @@ def main() -> None:
         runs = ", ".join(f"{x:.1f}" for x in wall[c])
         print(f"{c.label:32s} {med[c]:8.1f} {statistics.median(cpu[c]):11.1f} {ratio}   {runs}")
     print("\nspeed-up of -j 2 over -j 1 (wall per ply)")
-    for runner in runners:
-        for pinned in (False, True):
-            one, two = Config(runner, pinned, 1), Config(runner, pinned, 2)
-            if two in med:
-                print(f"  {runner:12s} {'pinned' if pinned else 'unpinned':9s} {med[one] / med[two]:5.2f}x")
+    for c in configs:
+        two = Config(c.runner, c.pinned, 2, c.rev)
+        if c.jobs == 1 and two in med:
+            print(f"  {c.label.removesuffix(' -j 1'):36s} {med[c] / med[two]:5.2f}x")
 
 
 if __name__ == "__main__":
