@@ -62,7 +62,7 @@ def codec(script: list[str], games: int) -> int:
         conn.receive_data(b"seiok 1\n")
         conn.next_event()
         adjudicator = Adjudicator(GameSetup(tcs=(TC, TC)))
-        requests = []  # made outside the timed part? no: the codec's work is send + parse only
+        requests = []  # made before the timed part: the codec's work is send + parse only
         step = adjudicator.next_request()
         for stn in script:
             requests.append(step)
@@ -105,7 +105,7 @@ def clock(script: list[str], games: int) -> int:
         for k in range(len(script)):
             c = clocks[k % 2]
             c.allowance_ms()
-            clocks[0].wire_ms, clocks[1].wire_ms  # noqa: B018 (the go line reads both)
+            _ = clocks[0].wire_ms, clocks[1].wire_ms  # the go line reads both
             c.charge(1.0)
     return games * len(script)
 
@@ -123,7 +123,8 @@ def record(script: list[str], games: int) -> int:
 def syscalls(argv: list[str], rounds: int) -> float:
     """CPU per bare round trip (write, poll, read) with the canned engine, pinned like us."""
     proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0)
-    assert proc.stdin is not None and proc.stdout is not None
+    assert proc.stdin is not None
+    assert proc.stdout is not None
     w, r = proc.stdin.fileno(), proc.stdout.fileno()
     os.set_blocking(r, False)
     poller = select.poll()
