@@ -7,11 +7,13 @@ Santorini engine replaying an 86-turn game and ``uci`` as a chess engine replayi
 game (knights shuffling between pawn pushes, ended by a threefold repetition, which fastchess
 adjudicates).  So what differs between the rows is the runner.
 
-Each configuration runs the CLI as a user would (a fresh process, its output to a file), pinned
+Each configuration runs the CLI as a user would (a fresh process, its output read here), pinned
 (``taskset -c 0``: the runner and its engines share one core, what ``--affinity`` users and
 CPU-bound engines see) or unpinned, at ``-j 1`` and ``-j 2`` (``match`` plays one game at a
 time: ``-j 1`` only).  Per ply is the difference of a LARGE and a SMALL run over the difference
-of plies, so start-up (Python's imports, fastchess's own) cancels out.  Configurations are
+of plies, so start-up (Python's imports, fastchess's own) cancels out; a run's time ends when
+its last "Finished game" line arrives (fastchess's main thread looks for the end once a second,
+so its exit would round every run up to a whole second).  Configurations are
 interleaved within each repetition and the medians of ``--reps`` repetitions are printed, with
 the ratio to fastchess in the same mode when a fastchess binary is given (``--fastchess PATH``;
 without it, our own figures only).  The runner's CPU per ply is its process tree's (the tool's
@@ -170,9 +172,15 @@ class Bench:
             env["PYTHONPATH"] = os.pathsep.join([str(self.roots[config.rev]), env.get("PYTHONPATH", "")])
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         start = time.perf_counter()
+        wall = 0.0
+        proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, cwd=out)
+        assert proc.stdout is not None
         with open(out / "stdout.txt", "wb") as stdout:
-            proc = subprocess.run(argv, stdout=stdout, stderr=subprocess.STDOUT, env=env, cwd=out, check=False)
-        wall = time.perf_counter() - start
+            for line in proc.stdout:  # the time of the last game's "Finished game" line, not the exit's:
+                if b"Finished game" in line:  # fastchess looks for the end of its games once a second
+                    wall = time.perf_counter() - start
+                stdout.write(line)
+        proc.wait()
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         if proc.returncode != 0:
             tail = (out / "stdout.txt").read_text(errors="replace").strip().splitlines()[-3:]
