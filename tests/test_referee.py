@@ -323,3 +323,65 @@ def test_match_flag_defaults_and_good_values_parse() -> None:
     assert ENGINE.convert("random", None, None).name == "random"
     start = Position.start().sps()
     assert SPS.convert(start, None, None) == start
+
+
+async def test_a_game_alone_in_its_loop_polls_for_replies_and_plays_as_it_does_through_trio(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    # The fast path (a reply waited for in poll, channel._receive_alone) against the plain one
+    # (ALONE_WAIT = 0: every wait through trio's scheduler): the same game, turn for turn.
+    from santorini_server.referee import channel
+
+    polled: list[bool] = []
+    async with trio.open_nursery() as nursery:
+        engines = (await start(nursery, gallery("instant", name="A")), await start(nursery, gallery("instant", name="B")))
+        for engine in engines:
+            original = engine.process.poll_output
+
+            def counted(timeout: float, original=original) -> bool:  # type: ignore[no-untyped-def]
+                polled.append(ready := original(timeout))
+                return ready
+
+            engine.process.poll_output = counted  # type: ignore[method-assign]
+        t = parse_tc("10+0.1")
+        fast = await play_game(engines, GameSetup(tcs=(t, t)))
+        assert any(polled)  # replies were read after a blocking poll...
+        monkeypatch.setattr(channel, "ALONE_WAIT", 0.0)
+        asked = len(polled)
+        plain = await play_game(engines, GameSetup(tcs=(t, t)))
+        assert len(polled) == asked  # ...and with the plain path, never
+        for engine in engines:
+            await engine.aclose()
+    assert [t.turn for t in fast.record.turns] == [t.turn for t in plain.record.turns]
+    assert (fast.outcome.winner, fast.outcome.termination) == (plain.outcome.winner, plain.outcome.termination) == (
+        fast.outcome.winner, "climb")
+    assert all(t.time_ms is not None and t.time_ms < 1000 for t in fast.record.turns)
+
+
+async def test_a_game_sharing_its_loop_never_blocks_it_in_poll() -> None:
+    # two games at once in one loop: every reply is waited for through trio (fairness of clocks),
+    # until one game is left alone
+    from santorini_server.referee.channel import live_games
+
+    polled: list[int] = []  # the games in play at each blocking poll
+    async with trio.open_nursery() as nursery:
+        engines = [await start(nursery, gallery("instant", name=f"E{i}")) for i in range(4)]
+        for engine in engines:
+            original = engine.process.poll_output
+
+            def counted(timeout: float, original=original) -> bool:  # type: ignore[no-untyped-def]
+                polled.append(live_games()[0])
+                return original(timeout)
+
+            engine.process.poll_output = counted  # type: ignore[method-assign]
+        t = parse_tc("10+0.1")
+        reports = []
+
+        async def one(pair: tuple[Engine, Engine]) -> None:
+            reports.append(await play_game(pair, GameSetup(tcs=(t, t))))
+
+        async with trio.open_nursery() as games:
+            games.start_soon(one, (engines[0], engines[1]))
+            games.start_soon(one, (engines[2], engines[3]))
+        for engine in engines:
+            await engine.aclose()
+    assert len(reports) == 2 and all(r.outcome.termination == "climb" for r in reports)
+    assert 2 not in polled, polled

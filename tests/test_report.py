@@ -3,6 +3,7 @@ self-contained, and its files are rewritten only as needed and never stop a tour
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 import shutil
@@ -343,7 +344,7 @@ async def test_the_tournament_rewrites_its_report_as_games_finish_and_a_failing_
     # block once more only when it gained games: the last write has every game, nothing twice
     written = [numbers for _, numbers in viewer.calls]
     assert written and written[-1] == [1, 2, 3, 4, 5, 6]
-    assert all(a == list(range(1, len(a) + 1)) and len(a) < len(b) for a, b in zip(written, written[1:]))
+    assert all(a == list(range(1, len(a) + 1)) and len(a) < len(b) for a, b in itertools.pairwise(written))
     assert [n for n, _, _ in listed_games(tmp_path)] == [1, 2, 3, 4, 5, 6]
     assert "6 of 6 games played (complete)" in " ".join((tmp_path / REPORT).read_text().split())
 

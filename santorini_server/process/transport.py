@@ -303,6 +303,14 @@ class EngineProcess:
         # C call (FIONREAD through fcntl.ioctl cost ~4,000 instructions more a turn, callgrind)
         self._stdout_poll = select.poll()
         self._stdout_poll.register(proc.stdout.fileno(), select.POLLIN)
+        # stdout and stderr: a blocking wait for the reply must end when the engine writes to
+        # stderr too (its drain task has to run, or a full stderr pipe stalls the engine)
+        self._stdout_fd = proc.stdout.fileno()
+        self._stderr_fd = proc.stderr.fileno() if isinstance(proc.stderr, trio.lowlevel.FdStream) else -1
+        self._output_poll = select.poll()
+        for fd in (self._stdout_fd, self._stderr_fd):
+            if fd >= 0:
+                self._output_poll.register(fd, select.POLLIN)
         self.argv = argv
         """The engine command line."""
         self.stderr_sink = stderr_sink
@@ -412,6 +420,15 @@ class EngineProcess:
         """Whether unread stdout bytes (or EOF) are waiting: the idle check before a ``go`` asks
         this every turn, and a zero-timeout ``poll`` answers without a failing read's exception."""
         return bool(self._stdout_poll.poll(0))
+
+    def poll_output(self, timeout: float) -> bool:
+        """Block the thread (not a checkpoint) for at most ``timeout`` seconds until stdout has
+        bytes or EOF to read; False at the timeout, or as soon as stderr has bytes (its drain
+        task needs the scheduler).  The referee's wait for an instant engine's reply when it has
+        nothing else to run (``EngineChannel.receive``): one ``poll`` call instead of a pass
+        through trio's scheduler."""
+        ready = self._output_poll.poll(max(0.0, timeout) * 1000)  # a negative timeout blocks for good
+        return len(ready) == 1 and ready[0][0] == self._stdout_fd
 
     async def wait_readable(self) -> None:
         """Wait until stdout has bytes or EOF to read (a checkpoint); read with
@@ -561,6 +578,10 @@ class EngineProcess:
     async def _release(self) -> None:
         """Close our ends of every pipe (the streams and the two guard fds)."""
         await trio.aclose_forcefully(self._stdin)
+        try:
+            self._output_poll.unregister(self._stdout_fd)
+        except KeyError:
+            pass  # released twice
         await trio.aclose_forcefully(self._stdout)
         self._close_lifeline()
         self._close_status()
@@ -681,6 +702,10 @@ class EngineProcess:
             pass
         finally:
             self._stderr_done.set()
+            try:  # before the number can be reused: poll_output must not wait on another file
+                self._output_poll.unregister(self._stderr_fd)
+            except KeyError:
+                pass  # there was none
             await trio.aclose_forcefully(stream)
 
 

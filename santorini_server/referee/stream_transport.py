@@ -190,6 +190,11 @@ class StreamTransport:
             return True
         return self._fd >= 0 and bool(self._poll.poll(0))
 
+    def poll_output(self, timeout: float) -> bool:
+        """Never blocks: a remote bot's reply crosses a network, and the loop that waits for it
+        runs the server's other games."""
+        return False
+
     async def wait_readable(self) -> None:
         if self._buffer or self._eof:
             await trio.lowlevel.checkpoint()

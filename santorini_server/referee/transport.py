@@ -56,6 +56,11 @@ class EngineTransport(Protocol):
     def output_pending(self) -> bool:
         """Whether unread output (or EOF) waits, without reading it."""
 
+    def poll_output(self, timeout: float) -> bool:
+        """Block the thread (no checkpoint) at most ``timeout`` seconds until output or EOF
+        waits; False when none came in time, or when this transport does not wait this way
+        (the channel then waits through trio's scheduler)."""
+
     async def wait_readable(self) -> None:
         """Wait until output or EOF can be read with :meth:`receive_nowait` (a checkpoint)."""
 
