@@ -19,7 +19,6 @@ import gc
 import random
 import sys
 import time
-import tracemalloc
 from collections.abc import Callable, Iterable
 from functools import partial
 from pathlib import Path
@@ -29,6 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from santorini_server.tournament.runner import _Done
 from santorini_server.tournament.schedule import MAX_GAMES, ScheduledGame, build_schedule, draw_gods
+from tests.test_schedule import _peak_while as peak  # peak bytes allocated while a call runs
 from tests.test_schedule import old_build_schedule  # the list as it was built before, the oracle of the tests
 
 SHAPES: dict[str, dict[str, Any]] = {
@@ -43,17 +43,6 @@ def timed(run: Callable[[], Any]) -> tuple[float, Any]:
     started = time.perf_counter()
     value = run()
     return time.perf_counter() - started, value
-
-
-def peak(run: Callable[[], Any]) -> int:
-    """Peak bytes allocated while ``run`` runs (what it returns is dropped after)."""
-    gc.collect()
-    tracemalloc.start()
-    try:
-        run()
-        return tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
 
 
 def walk(games: Iterable[ScheduledGame]) -> int:
