@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+import math
 import pathlib
 import threading
 from collections.abc import Callable, Sequence
-from functools import partial
 
 import trio
 import trio.lowlevel
@@ -14,7 +14,7 @@ from santorini_server.records import ArchiveWriter, GameRecord, read_record_at
 from santorini_server.tournament.output import ARCHIVE
 from santorini_server.tournament.report import ReportInfo
 from santorini_server.tournament.report_files import REPORT, ReportWriter
-from santorini_server.tournament.sinks import keep_written, write_all
+from santorini_server.tournament.sinks import Changes, keep_written, write_all
 
 from .test_streaming import _numbered
 
@@ -31,8 +31,8 @@ class Slow:
     def recorded(self, record: GameRecord, number: int, start: int, end: int) -> None:
         self.seen.append(number)
 
-    def due(self, now: float) -> bool:
-        return len(self.seen) > sum(len(w) for w in self.written)
+    def wait_for(self, now: float) -> float:
+        return 0.0 if len(self.seen) > sum(len(w) for w in self.written) else math.inf
 
     def write(self, now: float | None = None) -> bool:
         return self.prepare(now)()
@@ -51,10 +51,12 @@ class Slow:
 
 async def test_the_collector_records_games_while_a_derived_file_is_written() -> None:
     sink = Slow()
+    changes = Changes()
     record = _numbered(1)
     async with trio.open_nursery() as nursery:
-        nursery.start_soon(partial(keep_written, [sink], poll=0.01))
+        nursery.start_soon(keep_written, [sink], changes)
         sink.recorded(record, 1, 0, 1)
+        changes.note()
         await trio.to_thread.run_sync(sink.writing.wait, 10)  # the first write is under way in a thread...
         for number in range(2, 6):  # ...and games are recorded meanwhile, nobody waiting for it
             sink.recorded(record, number, 0, 1)
@@ -93,3 +95,44 @@ def test_a_report_write_holds_what_was_taken_when_it_was_prepared(tmp_path: path
     assert report.due(1e9)
     assert report.prepare(1e9)()
     assert pages["0101-0200.html"] == list(range(101, 151))
+
+
+async def test_the_writer_sleeps_until_a_sink_is_due_and_while_nothing_changes(autojump_clock: trio.abc.Clock) -> None:
+    """No polling: with nothing recorded the writer waits for word of a change; with a change it
+    sleeps until the sink's own due time (5 s after its last write, on the test's clock)."""
+    written: list[float] = []
+
+    class Paced:
+        changed = False
+        written_at = 98.0
+
+        def recorded(self, record: GameRecord, number: int, start: int, end: int) -> None:
+            self.changed = True
+
+        def wait_for(self, now: float) -> float:
+            return self.written_at + 5.0 - now if self.changed else math.inf
+
+        def write(self, now: float | None = None) -> bool:
+            return self.prepare(now)()
+
+        def prepare(self, now: float | None = None) -> Callable[[], bool]:
+            self.changed = False
+            self.written_at = trio.current_time()
+            written.append(self.written_at)
+            return lambda: True
+
+    sink = Paced()
+    changes = Changes()
+    start = trio.current_time()
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(keep_written, [sink], changes)
+        await trio.sleep_until(start + 100)
+        assert written == []  # nothing recorded: nothing written, however long
+        sink.written_at = start + 98
+        sink.recorded(_numbered(1), 1, 0, 1)
+        changes.note()
+        await trio.sleep_until(start + 101)
+        assert written == []  # due 5 s after the last write: at 103
+        await trio.sleep_until(start + 110)
+        assert [t - start for t in written] == [103.0]
+        nursery.cancel_scope.cancel()

@@ -20,6 +20,7 @@ is reported once on stderr and never stops or loses the tournament: the games ar
 
 from __future__ import annotations
 
+import math
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -147,13 +148,18 @@ class ReportWriter:
         return read_record_at(self.archive, where)
 
     def due(self, now: float) -> bool:
-        """Whether a write is due at monotonic time ``now``: something changed, and ``interval``
-        seconds have passed since the last write (or there was none), or ``slowdown`` times what
-        that write took if longer (so a huge tournament's report takes at most a tenth of the
-        collector's time by default)."""
+        """Whether a write is due at time ``now``: something changed, and ``interval`` seconds
+        have passed since the last write (or there was none), or ``slowdown`` times what that
+        write took if longer (so a huge tournament's report takes at most a tenth of the time)."""
+        return self.wait_for(now) <= 0
+
+    def wait_for(self, now: float) -> float:
+        """Seconds from ``now`` until a write is due (``inf``: nothing changed)."""
         if not self._dirty:
-            return False
-        return self._written_at is None or now - self._written_at >= max(self.interval, self.slowdown * self.cost)
+            return math.inf
+        if self._written_at is None:
+            return 0.0
+        return self._written_at + max(self.interval, self.slowdown * self.cost) - now
 
     def write(self, now: float | None = None) -> bool:
         """Rewrite the changed viewer files, then ``report.html``; True if all was written.

@@ -38,7 +38,7 @@ from .output import TournamentFiles
 from .report_files import ReportWriter
 from .schedule import Games, ScheduledGame
 from .scoring import LOSS_COLUMNS, count_game, match_details, new_standings, standings_block, termination_table, versus
-from .sinks import Derived, keep_written, write_all
+from .sinks import Changes, Derived, keep_written, write_all
 from .standings_file import SnapshotKeeper
 
 if TYPE_CHECKING:
@@ -343,7 +343,8 @@ async def run_tournament(
 
         if signals:
             nursery.start_soon(watch_signals)
-        nursery.start_soon(keep_written, derived)  # the report and the snapshot, off the collector
+        changes = Changes()
+        nursery.start_soon(keep_written, derived, changes)  # the report and the snapshot, off the collector
         # unbuffered: a finished game is either in the collector's hands (and then written, since
         # the write runs in an uncancellable thread) or still with its worker; never lost between
         results_send, results_recv = trio.open_memory_channel[GameRecord | LostGame](0)
@@ -374,6 +375,7 @@ async def run_tournament(
                     progress(len(done), result.total, time.monotonic() - started_at)
                 for sink in derived:
                     sink.recorded(record, number, offset, files.end)
+                changes.note()
                 if config.sprt is not None and standings.seats == 2:
                     ptnml = standings.pairs(names[0], names[1]).ptnml
                     if ptnml != sprt_counted:  # it changes once a pair (a game in two), the LLR with it

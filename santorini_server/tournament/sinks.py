@@ -14,7 +14,7 @@ once more when the run ends or is interrupted (:func:`write_all`).  A derived fi
 
 from __future__ import annotations
 
-import time
+import math
 from collections.abc import Callable, Sequence
 from typing import Protocol
 
@@ -22,10 +22,7 @@ import trio
 
 from ..records import GameRecord
 
-__all__ = ["Derived", "keep_written", "write_all", "POLL"]
-
-POLL = 0.25
-"""Seconds between two looks at whether a derived file is due."""
+__all__ = ["Changes", "Derived", "keep_written", "write_all"]
 
 
 class Derived(Protocol):
@@ -34,8 +31,9 @@ class Derived(Protocol):
     def recorded(self, record: GameRecord, number: int, start: int, end: int) -> None:
         """Game ``number`` is recorded: its frame is the archive's bytes ``start`` to ``end``."""
 
-    def due(self, now: float) -> bool:
-        """Whether a write is due at monotonic time ``now``."""
+    def wait_for(self, now: float) -> float:
+        """Seconds from ``now`` (``trio.current_time()``) until a write is due; ``inf`` when
+        nothing changed since the last one."""
         ...
 
     def write(self, now: float | None = None) -> bool:
@@ -49,19 +47,41 @@ class Derived(Protocol):
         ...
 
 
-async def keep_written(sinks: Sequence[Derived], *, poll: float = POLL) -> None:
+class Changes:
+    """The collector's word to the writer that games were recorded: the writer sleeps while
+    nothing changes (no polling: a run that waits on its engines wakes nothing)."""
+
+    def __init__(self) -> None:
+        self._event = trio.Event()
+
+    def note(self) -> None:
+        self._event.set()
+
+    async def wait(self) -> None:
+        await self._event.wait()
+        self._event = trio.Event()
+
+
+async def keep_written(sinks: Sequence[Derived], changes: Changes) -> None:
     """Write each sink when it is due, in a worker thread, one write at a time, until cancelled:
     the collector never waits for a derived file (a write in progress when this is cancelled
     is finished first: files are replaced whole)."""
     while True:
-        await trio.sleep(poll)
+        delay = min((sink.wait_for(trio.current_time()) for sink in sinks), default=math.inf)
+        if delay == math.inf:
+            await changes.wait()
+            continue
+        if delay > 0:
+            await trio.sleep(delay)
         for sink in sinks:
-            now = time.monotonic()
-            if sink.due(now):
-                await trio.to_thread.run_sync(sink.prepare(now))
+            now = trio.current_time()
+            if sink.wait_for(now) <= 0:
+                write = sink.prepare(now)
+                with trio.CancelScope(shield=True):  # what prepare took is written, even as the run stops
+                    await trio.to_thread.run_sync(write)
 
 
 async def write_all(sinks: Sequence[Derived]) -> None:
     """Write every sink (the run has ended or is stopping)."""
     for sink in sinks:
-        await trio.to_thread.run_sync(sink.prepare(time.monotonic()))
+        await trio.to_thread.run_sync(sink.prepare(trio.current_time()))

@@ -22,6 +22,7 @@ kilobytes, never fsync'd).  A failure to save is reported once and never stops t
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 import sys
 import threading
@@ -226,9 +227,15 @@ class SnapshotKeeper:
         self._changed = True
 
     def due(self, now: float) -> bool:
-        """Whether a save is due at monotonic time ``now``: something was counted since the last
-        one, and :attr:`interval` seconds have passed (or there was none)."""
-        return self._changed and (self._written_at is None or now - self._written_at >= self.interval)
+        """Whether a save is due at time ``now``: something was counted since the last one, and
+        :attr:`interval` seconds have passed (or there was none)."""
+        return self.wait_for(now) <= 0
+
+    def wait_for(self, now: float) -> float:
+        """Seconds from ``now`` until a save is due (``inf``: nothing counted since the last)."""
+        if not self._changed:
+            return math.inf
+        return 0.0 if self._written_at is None else self._written_at + self.interval - now
 
     def write(self, now: float | None = None) -> bool:
         """Save the snapshot if anything was counted since the last save; False if that failed
