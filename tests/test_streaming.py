@@ -453,6 +453,7 @@ def test_the_games_done_are_counted_as_bits() -> None:
     assert None not in done and "7" not in done
 
 
+@pytest.mark.slow  # 1,400 games written and read under tracemalloc
 @pytest.mark.parametrize("kind", ["sgn", "msgpack"])
 def test_santorini_report_reads_the_records_as_a_stream(
     tmp_path: pathlib.Path, kind: str, monkeypatch: pytest.MonkeyPatch
