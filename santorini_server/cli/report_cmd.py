@@ -3,17 +3,18 @@ again from its records, or made for any SGN file or msgpack archive."""
 
 from __future__ import annotations
 
+import contextlib
 import mmap
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
-from typing import BinaryIO
 
 import click
 
-from ..records import CorruptFrame, GameRecord, RecordError, encode_frame, iter_records, map_file
-from ..records.archive import iter_archive_frames
-from ..records.convert import Format, detect_file_format
+from ..records import CorruptFrame, GameRecord, RecordError, encode_frame, map_file
+from ..records.archive import iter_archive_frames, scan_archive
+from ..records.convert import detect_format, sgn_lines
+from ..records.sgn import iter_sgn
 from ..tournament.config import STATE_FILE, TournamentConfig, load_settings
 from ..tournament.output import ARCHIVE, SGN
 from ..tournament.report import RecordsHead, ReportInfo, config_info
@@ -23,10 +24,11 @@ from .output_files import same_file
 __all__ = ["report"]
 
 
-def _scan(path: Path, spool: BinaryIO | None) -> RecordsHead:
-    """Read every game of a record file once, as a stream: what the report's head says of them;
-    with ``spool``, each game is also framed there (an SGN file, read again from that archive,
-    so that no game is held).  Damaged archive regions are skipped with a warning."""
+def _scan(path: Path, scratch: Path) -> tuple[RecordsHead, Path]:
+    """Read every game of a record file once, as a stream: what the report's head says of them,
+    and the archive to read them back from: the file itself, or for an SGN file a scratch
+    archive in ``scratch`` each game is framed into as it is read (so that no game is held).
+    Damaged archive regions are skipped with a warning."""
     head = RecordsHead()
     try:
         with open(path, "rb") as f:
@@ -35,30 +37,22 @@ def _scan(path: Path, spool: BinaryIO | None) -> RecordsHead:
         raise click.ClickException(f"{path} is a directory, not a game record file") from None
     except OSError as exc:
         raise click.ClickException(f"cannot read {path}: {exc.strerror or exc}") from None
+    archive = path if detect_format(data) == "msgpack" else scratch / ARCHIVE
     try:
-        for item in iter_records(data):
-            if isinstance(item, CorruptFrame):
-                click.echo(f"Warning: {path}: skipped damaged bytes at {item.offset}: {item.reason}", err=True)
-                continue
-            head.add(item)
-            if spool is not None:
-                spool.write(encode_frame(item))
+        with open(archive, "wb") if archive != path else contextlib.nullcontext() as spool:
+            for item in scan_archive(data) if spool is None else iter_sgn(sgn_lines(data)):
+                if isinstance(item, CorruptFrame):
+                    click.echo(f"Warning: {path}: skipped damaged bytes at {item.offset}: {item.reason}", err=True)
+                    continue
+                head.add(item)
+                if spool is not None:
+                    spool.write(encode_frame(item))
     except (RecordError, UnicodeDecodeError) as exc:
         raise click.ClickException(f"{path}: {exc}") from None
     finally:
         if isinstance(data, mmap.mmap):
             data.close()
-    return head
-
-
-def _format(path: Path) -> Format:
-    try:
-        with open(path, "rb") as f:
-            return detect_file_format(f)
-    except IsADirectoryError:
-        raise click.ClickException(f"{path} is a directory, not a game record file") from None
-    except OSError as exc:
-        raise click.ClickException(f"cannot read {path}: {exc.strerror or exc}") from None
+    return head, archive
 
 
 def _numbered(archive: Path, head: RecordsHead) -> Iterator[tuple[int, GameRecord, int]]:
@@ -110,13 +104,7 @@ def report(source: Path, out_dir: Path | None) -> None:
         records_path, info, folder = source, None, source.parent
     out = out_dir or folder
     with tempfile.TemporaryDirectory(prefix="santorini-report-") as scratch:
-        if _format(records_path) == "msgpack":
-            archive: Path = records_path
-            head = _scan(records_path, None)
-        else:  # an SGN file: framed into a scratch archive as it is read, the games read back from there
-            archive = Path(scratch) / ARCHIVE
-            with open(archive, "wb") as spool:
-                head = _scan(records_path, spool)
+        head, archive = _scan(records_path, Path(scratch))
         try:
             info = info or head.info(records_path.stem)
         except ValueError as exc:

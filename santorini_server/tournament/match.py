@@ -118,10 +118,9 @@ async def run_match(
     """
     specs = config.specs
     seats = config.seats
-    seat_orders(seats, len(specs))  # refused before anything starts
+    orders = seat_orders(seats, len(specs))  # refused before anything starts
     summary = MatchSummary(wins=[0] * len(specs), placings=[[] for _ in specs])
     players = specs * (seats // len(specs))  # four seats, two engines: a process per seat
-    failure: list[BaseException] = []
 
     async def prepare(source: EngineSource) -> None:
         async with source.seats(players) as getters:
@@ -152,14 +151,12 @@ async def run_match(
             async with results_recv:
                 async for item in results_recv:
                     assert isinstance(item, GameRecord)  # a local worker loses no game
-                    _count(config, item, summary, emit, writer)
+                    _count(item, orders[((item.game_number or 1) - 1) % len(orders)], summary, emit, writer)
     except BaseExceptionGroup as group:  # the engine check's failure, re-raised bare
         found = group.subgroup(EngineFailure)
         if found is None:
             raise
-        failure.append(_first(found))
-    if failure:
-        raise failure[0]
+        raise _first(found) from None
     if len(specs) == 2:
         a, b = specs
         emit(format_score_line(a.name, b.name, summary.wins[0], summary.wins[1], 0))
@@ -169,23 +166,22 @@ async def run_match(
 
 
 def _count(
-    config: MatchConfig, record: GameRecord, summary: MatchSummary, emit: Callable[[str], None], writer: RecordSink | None
+    record: GameRecord, order: tuple[int, ...], summary: MatchSummary, emit: Callable[[str], None],
+    writer: RecordSink | None,
 ) -> None:
-    specs = config.specs
-    number = record.game_number or 0
+    """Print, write and count a finished game played in seat ``order`` (:func:`seat_orders`)."""
     names = record.players
     outcome = record_outcome(record)
-    versus = " vs ".join(names)
-    emit(f"Finished game {number} ({versus}): {outcome.result} {{{outcome.reason(names)}}}")
+    emit(f"Finished game {record.game_number} ({' vs '.join(names)}): {outcome.result} {{{outcome.reason(names)}}}")
     if writer is not None:
         writer.append(record)
     if outcome.winner is None:
         summary.aborted += 1
         return
-    order = seat_orders(config.seats, len(specs))[(number - 1) % len(seat_orders(config.seats, len(specs)))]
+    engines = len(summary.wins)
     places: dict[int, int] = {}
     for seat, p in enumerate(order):
-        places.setdefault(p % len(specs), outcome.placings[seat])
+        places.setdefault(p % engines, outcome.placings[seat])
     for k, place in sorted(places.items()):
         summary.placings[k].append(place)
         summary.wins[k] += place == 1
