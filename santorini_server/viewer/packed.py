@@ -1,12 +1,9 @@
 """The viewer's games as the page carries them: packed in columns, deflated, in base85 text.
 
 Why: a tournament's ``games/`` files hold every game it played, and a game as :mod:`.model` lays
-it out (a dict per turn and per position, as JSON) cost the page 8-10 KB, twelve times its
-record in the archive.  Measured on a hundred games of 22 turns with gods (the data alone, bytes
-a game, against the archive's 715): that JSON deflated, in base64, 930; a row a turn with each
-position as its changes 763; in columns, clocks as differences 493; the usual turn's marks read
-from its STN 455; in base85 426.  (The page's own 18 KB come on top, 180 a game in a hundred;
-``tools/bench_viewer_pages.py`` measures whole files.)  What each step does:
+it out (a dict per turn and per position, as JSON) costs many times its record in the archive;
+a page packed as below costs less per game than the archive (``tools/bench_viewer_pages.py``
+measures whole files).  What each step does:
 
 * columns: the turns of every game of the page one after the other, one list per field (the
   STN of every turn, then every time used, ...), so like values sit together for deflate;
