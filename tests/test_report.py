@@ -18,22 +18,25 @@ import pytest
 from click.testing import CliRunner, Result
 
 from santorini_server.cli import main
-from santorini_server.records import GameRecord, read_archive
+from santorini_server.records import ArchiveWriter, GameRecord, read_archive
 from santorini_server.stats.placings import NSeatGame
 from santorini_server.stats.standings import Standings
 from santorini_server.tournament.config import Settings, TournamentConfig
 from santorini_server.tournament.output import TournamentFiles
 from santorini_server.tournament.report import (
     Block,
+    BlockEntry,
     RecordsHead,
     ReportInfo,
+    ScoreChart,
     block_of,
+    block_script,
     build_report,
     config_info,
-    game_blocks,
+    read_block_script,
     score_history,
 )
-from santorini_server.tournament.report_files import REPORT, ReportWriter
+from santorini_server.tournament.report_files import REPORT, STATE, ReportWriter
 from santorini_server.tournament.report_page import chart_geometry, render_report
 from santorini_server.tournament.runner import run_tournament
 from santorini_server.tournament.schedule import Games
@@ -155,24 +158,55 @@ def test_termination_counts_and_the_losses_table() -> None:
     assert sum(int(c) for row in data.losses.rows for c in row[3:]) > 0  # eliminations were counted
 
 
-def test_games_go_into_blocks_of_a_hundred_numbers_and_link_to_their_place() -> None:
+def test_games_go_into_blocks_of_a_hundred_numbers_and_each_block_lists_its_games() -> None:
     assert block_of(1) == block_of(100) == Block(1, 100) and block_of(101) == Block(101, 200)
     assert block_of(10_000).path == "games/9901-10000.html"
     with pytest.raises(ValueError):
         block_of(0)
+    assert block_of(5, size=3) == block_of(6, size=3) == Block(4, 6) and block_of(7, size=3) == Block(7, 9)
     numbers = [250, 3, 1, 101, 7, 199]
-    blocks = game_blocks(numbers)
-    assert blocks == {Block(1, 100): [1, 3, 7], Block(101, 200): [101, 199], Block(201, 300): [250]}
-    assert list(blocks) == [Block(1, 100), Block(101, 200), Block(201, 300)]
     base = tournament_games(2, ("alpha", "beta"), 6)
     games = [(n, renamed(r, r.players, n)) for n, (_, r) in zip(numbers, base, strict=True)]
     data = build_report(info(2, ("alpha", "beta")), games)
-    assert [g.number for g in data.games] == sorted(numbers)
-    assert {g.number: g.href for g in data.games} == {
-        1: "games/0001-0100.html#game=1", 3: "games/0001-0100.html#game=2", 7: "games/0001-0100.html#game=3",
-        101: "games/0101-0200.html#game=1", 199: "games/0101-0200.html#game=2", 250: "games/0201-0300.html#game=1",
-    }
-    assert game_blocks([5, 6, 7], size=3) == {Block(4, 6): [5, 6], Block(7, 9): [7]}
+    assert data.blocks == ((Block(1, 100), 3), (Block(101, 200), 2), (Block(201, 300), 1))
+    assert data.played == 6
+    entries = [BlockEntry(n, "a vs b", "apollo/pan", "1-0 a won", "normal", n % 7, 1000 * n) for n in (7, 1, 3)]
+    script = block_script(Block(1, 100), entries)
+    assert script.startswith("reportBlock(") and script.endswith(");\n")
+    listed = read_block_script(script, Block(1, 100))
+    assert [e.number for e in listed] == [1, 3, 7]  # number order: the K-th is #game=K in the viewer file
+    assert listed == sorted(entries, key=lambda e: e.number)
+    with pytest.raises(ValueError, match="games 1-100"):
+        read_block_script(script, Block(101, 200))
+    for damaged in ("", script[:-5], script.replace('"games"', '"gamez"'), "alert(1);\n"):
+        with pytest.raises(ValueError):
+            read_block_script(damaged, Block(1, 100))
+
+
+def test_the_chart_stays_bounded_over_a_long_run_and_its_state_round_trips() -> None:
+    chart = ScoreChart(("a", "b"), limit=50)
+    reference = []
+    for k in range(1, 20_001):
+        placings = (1, 2) if k % 3 else (2, 1)
+        chart.add(("a", "b") if k % 2 else ("b", "a"), placings if k % 1000 else None)
+        if k % 1000:
+            reference.append(NSeatGame(k, ("a", "b") if k % 2 else ("b", "a"), placings))
+    lines = chart.lines()
+    assert [len(line.points) for line in lines] == [50, 50]
+    assert all(len(line[4]) <= 100 for line in chart._lines.values())  # what it keeps, not what it shows
+    a = lines[0].points
+    assert a[0][0] == 1 and a[-1][0] == 19_999  # the first point and the last game of a (20,000 was unscored)
+    assert [x for x, _ in a] == sorted(x for x, _ in a)
+    # the last point is the score of all its games, as the unthinned history has it
+    full = {line.name: line.points for line in score_history(("a", "b"), reference, limit=10**6)}
+    assert a[-1][1] == pytest.approx(full["a"][-1][1])
+    again = ScoreChart.from_state(chart.state())
+    assert again.lines() == lines and again.played == 20_000
+    again.add(("a", "b"), (1, 2))
+    chart.add(("a", "b"), (1, 2))
+    assert again.lines() == chart.lines()
+    with pytest.raises(ValueError, match="not a chart state"):
+        ScoreChart.from_state([1, 2])
 
 
 def head_of(records: list[GameRecord]) -> RecordsHead:
@@ -210,30 +244,25 @@ def game_data(html: str) -> dict[str, Any]:
     return json.loads(match.group(1))
 
 
-def test_untrusted_names_are_escaped_in_the_tables_and_cannot_end_the_data_script() -> None:
+def test_untrusted_names_are_escaped_in_the_tables_and_cannot_end_a_script() -> None:
     evil = ("<img src=x onerror=alert(1)>", "</script><script>alert(2)</script>")
     games = tournament_games(2, evil, 4)
     html = render_report(build_report(info(2, evil, title="<b>cup</b> & co"), games))
     assert "<img src=x" not in html and "<script>alert" not in html and "<b>cup" not in html
     assert "&lt;img src=x onerror=alert(1)&gt;" in html and "&lt;b&gt;cup&lt;/b&gt; &amp; co" in html
-    data = game_data(html)
-    assert evil[0] + " vs " + evil[1] in data["strings"]
+    entry = BlockEntry(1, f"{evil[0]} vs {evil[1]}", "apollo/pan", "1-0 & so", "normal", 3, 0)
+    script = block_script(Block(1, 100), [entry])
+    assert "<" not in script and ">" not in script and "&" not in script
+    assert read_block_script(script, Block(1, 100)) == [entry]
 
 
-def test_the_page_carries_one_compact_row_per_game_and_requests_nothing() -> None:
+def test_the_page_carries_one_entry_per_block_and_requests_nothing() -> None:
     engines = ("alpha", "beta", "gamma")
     games = tournament_games(2, engines, 30)
-    report = build_report(info(2, engines), games)
+    report = build_report(info(2, engines), games, block_size=8)
     html = render_report(report)
     data = game_data(html)
-    strings = data["strings"]
-    rows = data["games"]
-    assert isinstance(strings, list) and isinstance(rows, list) and len(rows) == 30
-    for row, game in zip(rows, report.games, strict=True):
-        number, players, gods, result, termination, turns, path, index = row
-        assert (number, strings[players], strings[gods], strings[result], strings[termination], turns) == (
-            game.number, game.players, game.gods, game.result, game.termination, game.turns)
-        assert f"{strings[path]}#game={index}" == game.href
+    assert data == {"played": 30, "blocks": [[1, 8, 8], [9, 16, 8], [17, 24, 8], [25, 32, 6]]}
     assert not any(record.turns[0].turn in html for _, record in games[:3])  # no movetext in the report
     assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", html)
     assert "@import" not in html and "url(" not in html
@@ -264,7 +293,8 @@ def test_a_block_file_is_rewritten_only_when_its_block_gained_a_game(tmp_path: P
     assert writer.write()
     assert viewer.calls == [("0001-0002.html", [1, 2]), ("0003-0004.html", [3])]
     assert (tmp_path / "games" / "0003-0004.html").read_text().endswith("3")
-    assert sorted(p.name for p in (tmp_path / "games").iterdir()) == ["0001-0002.html", "0003-0004.html"]
+    assert sorted(p.name for p in (tmp_path / "games").iterdir()) == [
+        "0001-0002.html", "0001-0002.js", "0003-0004.html", "0003-0004.js"]  # no archive: no state either
     viewer.calls.clear()
     writer.add(games[3][1], 4)
     writer.add(games[5][1], 6)
@@ -273,8 +303,10 @@ def test_a_block_file_is_rewritten_only_when_its_block_gained_a_game(tmp_path: P
     viewer.calls.clear()
     assert writer.write() and viewer.calls == []  # nothing new: the report only
     assert "5 of 40 games played" in " ".join((tmp_path / REPORT).read_text().split())
+    assert [n for n, _, _ in listed_games(tmp_path)] == [1, 2, 3, 4, 6]
+    writer.add(games[4][1], 5)
     with pytest.raises(ValueError, match="already"):
-        writer.add(games[0][1], 1)
+        writer.add(games[4][1], 5)
 
 
 def test_writes_are_due_after_the_interval_and_only_when_something_changed(tmp_path: Path) -> None:
@@ -313,15 +345,19 @@ def test_a_failing_write_warns_once_and_never_raises(tmp_path: Path) -> None:
 
 class RecordsBackend:
     """Plays nothing: sends a ready random legal game for each scheduled game (the seats' names
-    as scheduled), so the collector's bookkeeping is tested without engines."""
+    as scheduled), so the collector's bookkeeping is tested without engines; ``limit``: stops
+    after so many (the run is then incomplete, as if interrupted)."""
 
-    def __init__(self, config: TournamentConfig) -> None:
+    def __init__(self, config: TournamentConfig, limit: int | None = None) -> None:
         self.config = config
+        self.limit = limit
 
     async def play(self, games: Games, results: Any, started: Any) -> None:
         names = [spec.name for spec in self.config.specs]
         async with results:
-            for game in games:
+            for sent, game in enumerate(games):
+                if sent == self.limit:
+                    return
                 started(game)
                 record = play_game(GODS[2], game.number).record
                 await results.send(renamed(record, [names[i] for i in game.seats], game.number))
@@ -364,6 +400,94 @@ async def test_the_tournament_rewrites_its_report_as_games_finish_and_a_failing_
                         "(the games are recorded)"]
 
 
+async def _run(folder: Path, config: TournamentConfig, viewer: FakeViewer, limit: int | None = None,
+               emitted: list[str] | None = None) -> Any:
+    report = ReportWriter(folder, config_info(config), viewer=viewer, interval=0.0, slowdown=0.0, block_size=2,
+                          archive=folder / "games.msgpack")
+    files = TournamentFiles(folder)
+    try:
+        return await run_tournament(config, files, backend=RecordsBackend(config, limit),
+                                    emit=(emitted.append if emitted is not None else lambda _: None), report=report)
+    finally:
+        files.close()
+
+
+async def test_a_resume_reads_only_the_games_after_the_snapshot_and_the_reports_state(tmp_path: Path) -> None:
+    config = TournamentConfig.from_settings(Settings(engines=["random", "greedy"], rounds=5, tc="1+0.01"))
+    viewer = FakeViewer()
+    first = await _run(tmp_path, config, viewer, limit=6)
+    assert first.played == 6 and not first.complete
+    archive = tmp_path / "games.msgpack"
+    data = bytearray(archive.read_bytes())
+    data[40] ^= 0xFF  # inside game 1's frame, far before what the snapshot counted to: a full read would see it
+    archive.write_bytes(bytes(data))
+    viewer.calls.clear()
+    emitted: list[str] = []
+    second = await _run(tmp_path, config, viewer, emitted=emitted)
+    assert second.complete and second.resumed == 6 and second.played == 4
+    assert not any("damaged" in line for line in emitted)  # the games before the snapshot were not read
+    assert {name for name, _ in viewer.calls} == {"0007-0008.html", "0009-0010.html"}  # the new games' blocks only
+    assert [n for n, _, _ in listed_games(tmp_path)] == list(range(1, 11))
+    assert "10 of 10 games played (complete)" in " ".join((tmp_path / REPORT).read_text().split())
+    # the standings are what a count of every game from the start says (of the archive repaired)
+    data = bytearray(archive.read_bytes())
+    data[40] ^= 0xFF
+    archive.write_bytes(bytes(data))
+    records, damage = read_archive(archive)
+    assert not damage and [r.game_number for r in records] == list(range(1, 11))
+    assert second.standings.state() == counted(2, ("random", "greedy"), [(r.game_number or 0, r) for r in records]).state()
+
+
+async def test_games_a_report_listed_after_its_last_state_are_counted_once(tmp_path: Path) -> None:
+    config = TournamentConfig.from_settings(Settings(engines=["random", "greedy"], rounds=5, tc="1+0.01"))
+    viewer = FakeViewer()
+    await _run(tmp_path, config, viewer, limit=4)
+    state = (tmp_path / "games" / STATE).read_bytes()
+    await _run(tmp_path, config, viewer, limit=2)  # games 5 and 6, listed in their block's script
+    (tmp_path / "games" / STATE).write_bytes(state)  # as if the run had stopped before its state was saved
+    viewer.calls.clear()
+    result = await _run(tmp_path, config, viewer)
+    assert result.complete and result.resumed == 6
+    assert {name for name, _ in viewer.calls} == {"0007-0008.html", "0009-0010.html"}  # 5 and 6 were listed
+    assert [n for n, _, _ in listed_games(tmp_path)] == list(range(1, 11))
+    page = " ".join((tmp_path / REPORT).read_text().split())
+    assert "10 of 10 games played (complete)" in page
+    # without its state the report is made afresh from every game, each listed once
+    (tmp_path / "games" / STATE).unlink()
+    (tmp_path / REPORT).unlink()
+    viewer.calls.clear()
+    again = await _run(tmp_path, config, viewer)
+    assert again.resumed == 10 and again.played == 0
+    assert [name for name, _ in viewer.calls] == [f"{k:04d}-{k + 1:04d}.html" for k in range(1, 11, 2)]
+    assert [n for n, _, _ in listed_games(tmp_path)] == list(range(1, 11))
+    assert " ".join((tmp_path / REPORT).read_text().split()) == page
+
+
+def test_a_block_whose_script_was_lost_is_read_again_from_the_archive(tmp_path: Path) -> None:
+    games = dict(tournament_games(2, ("alpha", "beta"), 3))
+    archive = tmp_path / "games.msgpack"
+    offsets = {}
+    with ArchiveWriter(archive) as w:
+        for n in (1, 3):
+            offsets[n] = w.append(games[n])
+    writer = ReportWriter(tmp_path, info(2, ("alpha", "beta")), viewer=FakeViewer(), block_size=2, archive=archive)
+    for n in (1, 3):
+        writer.add(games[n], n, offsets[n], archive.stat().st_size)
+    writer.write_now()
+    (tmp_path / "games" / "0001-0002.js").unlink()
+    with ArchiveWriter(archive) as w:
+        offsets[2] = w.append(games[2])
+    viewer = FakeViewer()
+    again = ReportWriter(tmp_path, info(2, ("alpha", "beta")), viewer=viewer, block_size=2, archive=archive)
+    assert again.restore() == offsets[2]  # its state counted up to game 2's frame
+    assert not again.known(2, offsets[2])
+    again.add(games[2], 2, offsets[2], archive.stat().st_size)
+    again.write_now()
+    assert viewer.calls == [("0001-0002.html", [1, 2])]  # game 1 found again in the archive
+    assert [n for n, _, _ in listed_games(tmp_path)] == [1, 2, 3]
+    assert again.restore() == archive.stat().st_size and again.known(2, offsets[2])
+
+
 # --- end to end: a real tournament, santorini report ----------------------------------------
 
 
@@ -373,10 +497,14 @@ def santorini(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 def listed_games(folder: Path) -> list[tuple[int, str, str]]:
-    """The report's game list: (number, players, link)."""
-    data = game_data((folder / REPORT).read_text())
-    s = data["strings"]
-    return [(g[0], s[g[1]], f"{s[g[6]]}#game={g[7]}") for g in data["games"]]
+    """The report's game list: (number, players, link), read from each block's script."""
+    games = []
+    for first, last, count in game_data((folder / REPORT).read_text())["blocks"]:
+        block = Block(first, last)
+        entries = read_block_script((folder / block.path).with_suffix(".js").read_text(), block)
+        assert len(entries) == count
+        games += [(e.number, e.players, f"{block.path}#game={k}") for k, e in enumerate(entries, 1)]
+    return games
 
 
 def test_a_tournament_leaves_its_report_which_santorini_report_makes_again(tmp_path: Path) -> None:
@@ -388,7 +516,7 @@ def test_a_tournament_leaves_its_report_which_santorini_report_makes_again(tmp_p
     games = listed_games(out)
     assert [n for n, _, _ in games] == [1, 2, 3, 4]
     assert {link for _, _, link in games} == {f"games/0001-0100.html#game={k}" for k in (1, 2, 3, 4)}
-    assert sorted(p.name for p in (out / "games").iterdir()) == ["0001-0100.html"]
+    assert sorted(p.name for p in (out / "games").iterdir()) == ["0001-0100.html", "0001-0100.js", STATE]
     page = (out / REPORT).read_text()
     assert "4 of 4 games played (complete)" in " ".join(page.split())
     assert 'data-engine="random"' in page and 'data-engine="greedy"' in page
@@ -452,5 +580,5 @@ def test_santorini_report_never_writes_over_its_records(tmp_path: Path) -> None:
         records.write_text(SAMPLE, encoding="utf-8")
         result = CliRunner().invoke(main, ["report", str(records), *out])
         assert result.exit_code == 1, result.output
-        assert result.stderr == f"Error: {records} is a file the report writes: choose another folder with --out DIR\n"
+        assert result.stderr == f"Error: {records} is where the report writes: choose another folder with --out DIR\n"
         assert records.read_text(encoding="utf-8") == SAMPLE

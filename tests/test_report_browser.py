@@ -10,15 +10,15 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import pytest
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
-from santorini_server.records import read_archive
+from santorini_server.records import GameRecord, read_archive
 from santorini_server.rules import SQUARE_NAMES
-from santorini_server.tournament.report import ReportData, build_report
+from santorini_server.tournament.report import ReportData, block_of, build_report, game_summary
 from santorini_server.tournament.report_files import REPORT, ReportWriter
 from santorini_server.viewer import game_data
 from santorini_server.viewer.model import decode_board
@@ -43,14 +43,41 @@ return {
 """
 
 
-def make_report(folder: Path, seats: int, engines: tuple[str, ...], count: int, block_size: int) -> ReportData:
-    """A report of ``count`` random legal games, written with the real viewer; returns its data."""
+class Row(NamedTuple):
+    number: int
+    players: str
+    result: str
+    href: str
+
+
+def make_report(
+    folder: Path, seats: int, engines: tuple[str, ...], count: int, block_size: int
+) -> tuple[ReportData, list[Row]]:
+    """A report of ``count`` random legal games, written with the real viewer; returns its data
+    and the rows its list should show, in order."""
     games = tournament_games(seats, engines, count)
     writer = ReportWriter(folder, info(seats, engines), block_size=block_size)
     for number, record in games:
         writer.add(record, number)
     writer.write_now()
-    return build_report(info(seats, engines), games, block_size=block_size)
+    return build_report(info(seats, engines), games, block_size=block_size), rows_of(games, block_size)
+
+
+def rows_of(games: list[tuple[int, GameRecord]], block_size: int) -> list[Row]:
+    rows, index = [], {}
+    for number, record in sorted(games, key=lambda g: g[0]):
+        block = block_of(number, block_size)
+        index[block] = index.get(block, 0) + 1
+        g = game_summary(record)
+        rows.append(Row(number, g.players, g.result, f"{block.path}#game={index[block]}"))
+    return rows
+
+
+def shown(browser: Browser, label: str) -> Any:
+    """The page once its list shows ``label``."""
+    assert wait_for(browser, f"return document.getElementById('page').textContent === {label!r}"), \
+        browser.js("return document.getElementById('page').textContent")
+    return browser.js(READ_PAGE)
 
 
 def wait_for(browser: Browser, script: str, timeout: float = 10.0) -> Any:
@@ -66,11 +93,11 @@ def test_the_report_shows_its_tables_and_chart_and_opens_the_viewer_on_the_click
     chromium: Browser, tmp_path: Path
 ) -> None:
     engines = ("alpha", "beta", "gamma")
-    data = make_report(tmp_path, 2, engines, 12, block_size=5)
-    assert sorted(p.name for p in (tmp_path / "games").iterdir()) == ["0001-0005.html", "0006-0010.html",
-                                                                      "0011-0015.html"]
+    data, rows = make_report(tmp_path, 2, engines, 12, block_size=5)
+    assert sorted(p.name for p in (tmp_path / "games").iterdir()) == [
+        "0001-0005.html", "0001-0005.js", "0006-0010.html", "0006-0010.js", "0011-0015.html", "0011-0015.js"]
     chromium.open(tmp_path / REPORT)
-    page = chromium.js(READ_PAGE)
+    page = shown(chromium, "games 1-5 · page 1 of 3 · 12 games")
     assert page["ready"] > 0
     assert page["standings"] == [list(row) for row in data.standings.rows]
     assert data.crosstable is not None and page["crosstable"] == [list(row) for row in data.crosstable.rows]
@@ -80,24 +107,30 @@ def test_the_report_shows_its_tables_and_chart_and_opens_the_viewer_on_the_click
     assert page["ends"] == len(engines)  # each line's last point marked
     for line, expected in zip(page["lines"], data.chart, strict=True):
         assert line["points"] == len(expected.points) > 0 and line["width"] > 0  # drawn across the chart
-    assert [row[0] for row in page["games"]] == [str(g.number) for g in data.games]
-    assert page["links"] == [g.href for g in data.games]
-    assert page["page"] == "page 1 of 1 · 12 games"
+    assert [row[0] for row in page["games"]] == [str(r.number) for r in rows[:5]]
+    assert page["links"] == [r.href for r in rows[:5]]
     chromium.screenshot(artefacts_dir() / "report-page.png")
+    chromium.driver.find_element(By.ID, "next").click()
+    page = shown(chromium, "games 6-10 · page 2 of 3 · 12 games")  # the next block's script, loaded now
+    assert page["links"] == [r.href for r in rows[5:10]]
 
-    # keyboard: type a filter; then follow a game's link into its block's viewer file
+    # keyboard: type a filter (it searches every block); then follow a game's link into its viewer file
     box = chromium.driver.find_element(By.ID, "filter")
     box.send_keys("Gamma 1-0")  # every word, in any field, any case
-    filtered = chromium.js(READ_PAGE)["games"]
-    expected = [g for g in data.games if "gamma" in g.players and g.result.startswith("1-0")]
-    assert [row[0] for row in filtered] == [str(g.number) for g in expected] and 0 < len(expected) < 12
+    expected = [r for r in rows if "gamma" in r.players and r.result.startswith("1-0")]
+    assert 0 < len(expected) < 12
+    filtered = shown(chromium, f"page 1 of 1 · {len(expected)} matching games")["games"]
+    assert [row[0] for row in filtered] == [str(r.number) for r in expected]
     box.send_keys(Keys.CONTROL, "a", Keys.DELETE)
-    game = data.games[6]  # game 7: the second of games/0006-0010.html
+    shown(chromium, "games 1-5 · page 1 of 3 · 12 games")
+    chromium.driver.find_element(By.ID, "next").click()
+    shown(chromium, "games 6-10 · page 2 of 3 · 12 games")
+    game = rows[6]  # game 7: the second of games/0006-0010.html
     assert game.href == "games/0006-0010.html#game=2"
     link = chromium.driver.find_element(By.CSS_SELECTOR, f'#games a[href="{game.href}"]')
     link.send_keys(Keys.ENTER)
     assert wait_for(chromium, "return document.body.dataset.ready === '1' && location.hash === '#game=2'")
-    assert chromium.driver.current_url == (tmp_path / game.block.path).resolve().as_uri() + "#game=2"
+    assert chromium.driver.current_url == (tmp_path / "games" / "0006-0010.html").resolve().as_uri() + "#game=2"
     summary = chromium.js("return document.getElementById('summary').textContent")
     assert summary.startswith("Game 2 of 5: ")
     assert all(name in summary for name in game.players.split(" vs "))
@@ -108,17 +141,16 @@ def test_the_report_shows_its_tables_and_chart_and_opens_the_viewer_on_the_click
 
 def test_a_three_seat_report_pages_its_games_and_fits_a_phone_in_the_dark(chromium: Browser, tmp_path: Path) -> None:
     engines = ("alpha", "beta", "gamma", "delta")
-    data = make_report(tmp_path, 3, engines, 60, block_size=100)
+    data, rows = make_report(tmp_path, 3, engines, 60, block_size=40)
     assert data.crosstable is None
     chromium.open(tmp_path / REPORT)
-    page = chromium.js(READ_PAGE)
+    page = shown(chromium, "games 1-40 · page 1 of 2 · 60 games")
     assert page["standings"] == [list(row) for row in data.standings.rows]
     assert page["crosstable"] == []  # no such table for placings
-    assert page["page"] == "page 1 of 2 · 60 games" and len(page["games"]) == 50
+    assert len(page["games"]) == 40
     chromium.driver.find_element(By.ID, "next").click()
-    page = chromium.js(READ_PAGE)
-    assert page["page"] == "page 2 of 2 · 60 games"
-    assert [row[0] for row in page["games"]] == [str(g.number) for g in data.games[50:]]
+    page = shown(chromium, "games 41-80 · page 2 of 2 · 60 games")
+    assert [row[0] for row in page["games"]] == [str(r.number) for r in rows[40:]]
     driver = chromium.driver
     driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": "dark"}]})
     driver.set_window_size(390, 844)

@@ -24,7 +24,6 @@ import pytest
 
 from santorini_server.rules.gods import SIMPLE_GODS
 from santorini_server.tournament.config import Settings, TournamentConfig
-from santorini_server.tournament.runner import _Done
 from santorini_server.tournament.schedule import (
     ALL_MATCHUPS,
     MAX_GAMES,
@@ -33,6 +32,7 @@ from santorini_server.tournament.schedule import (
     build_schedule,
     set_size,
 )
+from santorini_server.tournament.standings_file import DoneGames
 
 # --- the oracle: the eager construction, as it was --------------------------------------------
 
@@ -220,7 +220,7 @@ def test_games_from_skips_the_done_lazily_and_counts_the_rest(container: str) ->
     finished = set(rng.sample(range(1, 97), 40)) | set(range(1, 7)) | {96}  # a whole set too
     done: Any
     if container == "bitset":
-        done = _Done(len(schedule))
+        done = DoneGames(len(schedule))
         for n in finished:
             done.add(n)
     else:
@@ -228,7 +228,7 @@ def test_games_from_skips_the_done_lazily_and_counts_the_rest(container: str) ->
     pending = schedule.games_from(done)
     assert len(pending) == 96 - len(finished)
     assert list(pending) == [g for g in schedule if g.number not in finished]
-    assert len(schedule.games_from(_Done(len(schedule)))) == 96  # nothing done: nothing counted
+    assert len(schedule.games_from(DoneGames(len(schedule)))) == 96  # nothing done: nothing counted
     # the iteration reads ``done`` as it goes (the runner adds each game as its record comes back)
     growing: set[int] = set()
     seen = []
@@ -262,7 +262,7 @@ def test_a_big_schedule_is_built_and_iterated_in_constant_memory() -> None:
     assert last[0] == schedule.game(200_000) and peak < 2_000_000, peak
     # many encounters (each listed as reached), two thirds of them done (a resume)
     schedule = build_schedule(450)  # 101,025 encounters, 202,050 games
-    done = _Done(len(schedule))
+    done = DoneGames(len(schedule))
     for n in range(1, len(schedule) + 1):
         if n % 3:
             done.add(n)

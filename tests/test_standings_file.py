@@ -196,7 +196,7 @@ def test_a_snapshot_of_another_format_or_shape_is_refused(tmp_path: Path, monkey
     monkeypatch.setattr(standings_file, "FORMAT", 99)
     a_snapshot(tmp_path, config)
     monkeypatch.undo()
-    with pytest.raises(SnapshotError, match="of format 99, not 1"):
+    with pytest.raises(SnapshotError, match=f"of format 99, not {standings_file.FORMAT}"):
         StandingsFile(tmp_path, config).load()
     (tmp_path / SNAPSHOT).write_bytes(standings_file.frame_payload(b"\x93\x01\x02\x03"))
     with pytest.raises(SnapshotError, match="does not read"):

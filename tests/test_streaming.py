@@ -43,10 +43,11 @@ from santorini_server.records import (
     sgn_writer,
 )
 from santorini_server.records.sgn_writer import TAIL_CHECK
-from santorini_server.tournament import report_files, runner
+from santorini_server.tournament import report_files
 from santorini_server.tournament.output import ARCHIVE, RESULTS, SGN, TournamentFiles
 from santorini_server.tournament.report import ReportInfo
 from santorini_server.tournament.report_files import REPORT, ReportWriter
+from santorini_server.tournament.standings_file import DoneGames
 
 from .test_records import SAMPLE
 
@@ -246,7 +247,7 @@ def test_resume_hands_over_each_record_with_its_offset_and_leaves_level_files_al
     before = {name: (tmp_path / name).stat().st_ino for name in (SGN, RESULTS)}
     seen: list[tuple[int | None, int]] = []
     files = TournamentFiles(tmp_path)
-    assert files.resume(lambda record, offset: seen.append((record.game_number, offset))) == []
+    assert files.resume(lambda record, offset, _end: seen.append((record.game_number, offset))) == []
     files.close()
     assert [n for n, _ in seen] == [1, 2, 3, 4, 5]
     assert [read_record_at(tmp_path / ARCHIVE, offset) for _, offset in seen] == games
@@ -302,7 +303,7 @@ def test_resume_holds_one_game_at_a_time(tmp_path: pathlib.Path) -> None:
         files = TournamentFiles(tmp_path)
         seen = 0
 
-        def visit(record: GameRecord, offset: int) -> None:
+        def visit(record: GameRecord, offset: int, end: int) -> None:
             nonlocal seen
             seen += 1
 
@@ -432,7 +433,7 @@ def test_resume_reports_damage_and_a_torn_last_frame_in_file_order(tmp_path: pat
     (tmp_path / ARCHIVE).write_bytes(damaged)
     seen: list[int | None] = []
     files = TournamentFiles(tmp_path)
-    damage = files.resume(lambda record, _offset: seen.append(record.game_number))
+    damage = files.resume(lambda record, _start, _end: seen.append(record.game_number))
     files.close()
     assert damage == list(iter_frames_of(damaged)) and [d.truncated for d in damage] == [False, True]
     assert seen == [2, 3]
@@ -445,7 +446,7 @@ def iter_frames_of(data: bytes) -> list[CorruptFrame]:
 
 
 def test_the_games_done_are_counted_as_bits() -> None:
-    done = runner._Done(20)
+    done = DoneGames(20)
     for number in (1, 7, 8, 20, 7):
         done.add(number)
     assert len(done) == 4

@@ -25,6 +25,7 @@ from santorini_server.cli.tournament_cmd import new_settings, resume_conflicts, 
 from santorini_server.records import parse_sgn, read_archive
 from santorini_server.tournament.config import Settings, TournamentConfig, load_toml
 from santorini_server.tournament.schedule import ALL_MATCHUPS, MAX_GAMES, build_schedule, parse_gods_list
+from tests.test_report import listed_games
 
 PY = sys.executable
 
@@ -499,8 +500,8 @@ def test_ctrl_c_and_sigterm_stop_promptly_save_and_print_the_resume_command(
     assert leftovers(marker) == []
     finished = stdout.count("Finished game")
     assert len(numbers(out)) == finished
-    listed = re.findall(r'\[(\d+),', (out / "report.html").read_text().split('id="game-data">', 1)[1])
-    assert sorted(map(int, listed)) == numbers(out)  # the report, written on the way out, lists them all
+    listed = [n for n, _, _ in listed_games(out)]
+    assert sorted(listed) == numbers(out)  # the report, written on the way out, lists them all
 
 
 def test_progress_bar_with_eta_on_a_terminal(tmp_path: Path) -> None:

@@ -109,22 +109,19 @@ def report(source: Path, out_dir: Path | None) -> None:
             info = info or head.info(records_path.stem)
         except ValueError as exc:
             raise click.ClickException(f"{records_path}: {exc}") from None
+        if same_file(records_path, out / REPORT) or same_file(records_path.parent, out / GAMES_DIR):
+            raise click.ClickException(f"{records_path} is where the report writes: choose another folder with --out DIR")
         writer = ReportWriter(out, info, archive=archive)
-        for number, record, offset in _numbered(archive, head):
-            try:
-                writer.add(record, number, offset)
-            except ValueError as exc:  # the same GameNumber twice in a tournament folder's records
-                raise click.ClickException(f"{records_path}: {exc}") from None
-        blocks = writer.blocks()
-        written = [out / REPORT, *(out / block.path for block in blocks)]
-        if any(same_file(records_path, path) for path in written):  # the records are never replaced
-            raise click.ClickException(f"{records_path} is a file the report writes: choose another folder with --out DIR")
         try:
             out.mkdir(parents=True, exist_ok=True)
+            for number, record, offset in _numbered(archive, head):
+                writer.add(record, number, offset)
+                writer.settle()  # the rows of many games are written as they come, not held
             writer.write_now()
         except OSError as exc:
             raise click.ClickException(f"cannot write the report in {out}: {exc.strerror or exc}") from None
-        except ValueError as exc:  # a record the viewer cannot show at all
+        except ValueError as exc:  # a record the viewer cannot show at all; a GameNumber twice
             raise click.ClickException(f"{records_path}: {exc}") from None
+        blocks = writer.blocks()
     games = head.count
     click.echo(f"Wrote {out / REPORT}: {games} games, {len(blocks)} viewer files in {out / GAMES_DIR}")

@@ -36,16 +36,21 @@ from ..records import (
     iter_archive_frames,
 )
 
-__all__ = ["TournamentFiles", "ARCHIVE", "SGN", "RESULTS"]
+__all__ = ["TournamentFiles", "ARCHIVE", "SGN", "RESULTS", "ANCHOR", "archive_anchor"]
 
 ARCHIVE = "games.msgpack"
 SGN = "games.sgn"
 RESULTS = "results.jsonl"
 
+ANCHOR = 32
+"""Archive bytes before an offset that a derived file (the standings snapshot, the report's
+state) keeps, to know the archive it counted: one cut shorter or replaced does not match them."""
+
 _Derived = TypeVar("_Derived", SgnWriter, ResultsWriter)
 
-Visit = Callable[[GameRecord, int], None]
-"""Called with each record already in the archive and its frame's byte offset, in file order."""
+Visit = Callable[[GameRecord, int, int], None]
+"""Called with each record already in the archive and its frame's first and past-the-end byte
+offsets, in file order."""
 
 
 class TournamentFiles:
@@ -61,43 +66,71 @@ class TournamentFiles:
         """:meth:`resume`, returning the records already there as a list (for a caller that keeps
         them all anyway); a tournament uses :meth:`resume`, which holds none of them."""
         records: list[GameRecord] = []
-        damage = self.resume(lambda record, _offset: records.append(record))
+        damage = self.resume(lambda record, _start, _end: records.append(record))
         return records, damage
 
-    def resume(self, visit: Visit | None = None) -> list[CorruptFrame]:
+    def resume(self, visit: Visit | None = None, *, since: int = 0, since_last: int | None = None) -> list[CorruptFrame]:
         """Open for appending: hand each record already in the archive to ``visit`` (streamed,
         in file order), bring the derived files level with the archive, and return the damaged
-        regions found in it (a torn last frame, then cut off, included)."""
+        regions found in it (a torn last frame, then cut off, included).
+
+        ``since``: read only the frames from this byte on (the end of a frame: what a standings
+        snapshot counted to), ``since_last`` the number of the game whose frame ends there; a
+        derived file whose last game is earlier still is levelled by reading the archive from
+        its start for that game's frame.
+        """
         self.directory.mkdir(parents=True, exist_ok=True)
         archive_path = self.directory / ARCHIVE
         self._archive = ArchiveWriter(archive_path)  # first: another referee's lock is refused here
         # the derived files are rebuilt from the archive on resume: no fsync per game for them
         sgn = _opened(SgnWriter, self.directory / SGN)
         results = _opened(ResultsWriter, self.directory / RESULTS)
-        sgn_last = sgn.last.game_number if sgn is not None and sgn.last is not None else None
-        results_last = results.last_game() if results is not None else None
+        lasts = {
+            SGN: sgn.last.game_number if sgn is not None and sgn.last is not None else None,
+            RESULTS: results.last_game() if results is not None else None,
+        }
+        ends: dict[str, int | None] = {name: since if since and last == since_last and last is not None else None
+                                       for name, last in lasts.items()}
         damage: list[CorruptFrame] = []
-        sgn_end = results_end = None  # where the archive's frame of each file's last game ends
-        last_end = 0  # end of the last readable frame
+        last_end = since  # end of the last readable frame
         with open(archive_path, "rb") as f:
-            for item in iter_archive_frames(f):
+            for item in iter_archive_frames(f, since):
                 if isinstance(item, CorruptFrame):
                     damage.append(item)
                     continue
                 frame, record = item
                 last_end = frame.offset + frame.size
                 number = record.game_number
-                if number is not None and number == sgn_last:
-                    sgn_end = last_end
-                if number is not None and number == results_last:
-                    results_end = last_end
+                for name, last in lasts.items():
+                    if number is not None and number == last:
+                        ends[name] = last_end
                 if visit is not None:
-                    visit(record, frame.offset)
+                    visit(record, frame.offset, last_end)
         if self._archive.recovered is not None:  # the torn last frame the writer cut on opening
             damage.append(self._archive.recovered)
-        self._sgn = self._level(SgnWriter, self.directory / SGN, sgn, sgn_end, last_end)
-        self._results = self._level(ResultsWriter, self.directory / RESULTS, results, results_end, last_end)
+        if since:
+            self._find_ends(lasts, ends, since)
+        self._sgn = self._level(SgnWriter, self.directory / SGN, sgn, ends[SGN], last_end)
+        self._results = self._level(ResultsWriter, self.directory / RESULTS, results, ends[RESULTS], last_end)
         return damage
+
+    def _find_ends(self, lasts: dict[str, int | None], ends: dict[str, int | None], until: int) -> None:
+        """Where the frame of each derived file's last game ends, for the files whose last game
+        was not met after ``until``: read from the archive's start (a file that lags further
+        than the snapshot; rare)."""
+        wanted = {name: last for name, last in lasts.items() if last is not None and ends[name] is None}
+        if not wanted:
+            return
+        with open(self.directory / ARCHIVE, "rb") as f:
+            for item in iter_archive_frames(f):
+                if isinstance(item, CorruptFrame):
+                    continue
+                frame, record = item
+                if frame.offset >= until:
+                    break
+                for name, last in wanted.items():
+                    if record.game_number == last:
+                        ends[name] = frame.offset + frame.size
 
     def _level(self, writer_type: type[_Derived], path: Path, writer: _Derived | None, since: int | None,
                last_end: int) -> _Derived:
@@ -165,3 +198,23 @@ def _opened(writer_type: type[_Derived], path: Path) -> _Derived | None:
         raise
     except RecordError:
         return None
+
+
+def archive_anchor(archive: Path, offset: int) -> bytes:
+    """The archive's last :data:`ANCHOR` bytes before ``offset`` (shorter at its start; none
+    when there is no archive and ``offset`` is 0).
+
+    Raises:
+        ValueError: the archive is shorter than ``offset``.
+        OSError: it cannot be read.
+    """
+    start = max(0, offset - ANCHOR)
+    try:
+        with archive.open("rb") as file:
+            file.seek(start)
+            data = file.read(offset - start)
+    except FileNotFoundError:
+        data = b""
+    if len(data) != offset - start:
+        raise ValueError(f"{archive} is shorter than the {offset:,} bytes counted")
+    return data

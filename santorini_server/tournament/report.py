@@ -1,25 +1,28 @@
 """What a tournament's ``report.html`` shows, as plain data: no files, no HTML, no clock.
 
 Theory of operation.  The report is a function of the finished games' records (and, for a
-tournament, its settings): the standings come from the same
-:class:`~santorini_server.stats.standings.Standings` that the tournament prints, fed by
-:func:`~santorini_server.tournament.scoring.count_game` (never a second way of counting); the
-chart follows each engine's score, game by game in schedule order, from the records' placings
-scored as the standings score them (:class:`~santorini_server.stats.placings.NSeatGame`: the
-standings keep counters, not games); the losses table is :func:`scoring.loss_rows`.
+tournament, its settings), kept as counters so that its cost does not grow with the games: the
+standings come from the same :class:`~santorini_server.stats.standings.Standings` that the
+tournament prints, fed by :func:`~santorini_server.tournament.scoring.count_game` (never a
+second way of counting); the chart (:class:`ScoreChart`) follows each engine's score game by
+game in the order the games were recorded, thinned as it grows; the losses table is
+:func:`scoring.loss_rows`; the terminations are counted.
 
 Games are viewed in viewer files of :data:`BLOCK_SIZE` schedule numbers each
-(``games/0001-0100.html`` holds games 1-100), so the report itself carries one compact row
-per game and opens fast whatever the tournament's size; a link opens the block's file on its
-game (``#game=K``, K counting the block's recorded games from 1 in schedule order).
-``report_page`` renders this data; ``report_files`` writes it.
+(``games/0001-0100.html`` holds games 1-100).  The report lists each block's games from a
+small script beside its viewer file (``games/0001-0100.js``, :func:`block_script`), loaded
+when the list shows that block, so ``report.html`` itself holds one entry per block, not per
+game; a link opens the block's viewer file on its game (``#game=K``, K counting the block's
+recorded games from 1 in schedule order).  ``report_page`` renders this data; ``report_files``
+writes it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import json
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..records import GameRecord
 from ..stats.bradley_terry import format_joint_columns
@@ -36,18 +39,21 @@ __all__ = [
     "BLOCK_SIZE",
     "CHART_POINTS",
     "Block",
+    "BlockEntry",
     "ChartLine",
-    "GameRow",
     "GameSummary",
     "ReportData",
     "ReportInfo",
     "Table",
     "block_of",
+    "ScoreChart",
+    "block_script",
     "build_report",
     "config_info",
+    "read_block_script",
+    "report_data",
     "RecordsHead",
     "MAX_NUMBER",
-    "game_blocks",
     "game_summary",
     "score_history",
     "standings_tables",
@@ -84,15 +90,6 @@ def block_of(number: int, size: int = BLOCK_SIZE) -> Block:
     return Block(first, first + size - 1)
 
 
-def game_blocks(numbers: Iterable[int], size: int = BLOCK_SIZE) -> dict[Block, list[int]]:
-    """The blocks of the recorded game ``numbers``, each with its numbers in order (the game at
-    index ``k`` of a block's list is ``#game=k+1`` in its file); blocks in order."""
-    blocks: dict[Block, list[int]] = {}
-    for number in sorted(numbers):
-        blocks.setdefault(block_of(number, size), []).append(number)
-    return blocks
-
-
 @dataclass(frozen=True)
 class ReportInfo:
     """The settings the report's head states.  ``planned``: games scheduled (None: unknown, a
@@ -126,27 +123,10 @@ class ChartLine:
 
 
 @dataclass(frozen=True)
-class GameRow:
-    """One game of the list: its link is ``block.path + '#game=' + str(index)``."""
-
-    number: int
-    players: str
-    gods: str
-    result: str
-    termination: str
-    turns: int
-    block: Block
-    index: int
-
-    @property
-    def href(self) -> str:
-        return f"{self.block.path}#game={self.index}"
-
-
-@dataclass(frozen=True)
 class ReportData:
     """Everything ``report.html`` shows.  ``crosstable`` is None for three and four seats (ranked
-    by placings, with no pairwise results); ``games`` in schedule order."""
+    by placings, with no pairwise results); ``blocks``: each viewer file with its games' count,
+    in order (the list loads a block's rows from its script when it shows it)."""
 
     info: ReportInfo
     played: int
@@ -155,50 +135,62 @@ class ReportData:
     chart: tuple[ChartLine, ...]
     losses: Table
     terminations: tuple[tuple[str, int], ...]
-    games: tuple[GameRow, ...]
-    blocks: tuple[Block, ...]
+    blocks: tuple[tuple[Block, int], ...]
+    block_size: int = BLOCK_SIZE
+
+
+def report_data(
+    info: ReportInfo,
+    standings: Standings,
+    chart: tuple[ChartLine, ...],
+    terminations: Mapping[str, int],
+    blocks: Mapping[int, int],
+    *,
+    block_size: int = BLOCK_SIZE,
+) -> ReportData:
+    """The report of what the counters say: ``blocks`` maps a block's first number to its games."""
+    names = list(standings.engines)
+    order = [t.value for t in Termination]
+    return ReportData(
+        info=info,
+        played=sum(blocks.values()),
+        standings=_standings_table(standings),
+        crosstable=_crosstable(standings) if standings.seats == 2 else None,
+        chart=chart,
+        losses=_losses_table(standings, names),
+        terminations=tuple(sorted(terminations.items(), key=lambda kv: order.index(kv[0]) if kv[0] in order else len(order))),
+        blocks=tuple((block_of(first, block_size), count) for first, count in sorted(blocks.items())),
+        block_size=block_size,
+    )
 
 
 def build_report(
     info: ReportInfo,
-    games: Sequence[tuple[int, GameRecord | GameSummary]],
+    games: Sequence[tuple[int, GameRecord]],
     *,
     standings: Standings | None = None,
     block_size: int = BLOCK_SIZE,
 ) -> ReportData:
-    """The report of ``games``: each record (or its :class:`GameSummary`) with its schedule
-    number (:class:`RecordsHead` numbers records read from a file), any order.
+    """The report of ``games``, each record with its schedule number, counted here in number
+    order (the tournament's report counts as games are recorded: :class:`~.report_files.ReportWriter`).
 
-    ``standings``: the standings those games were counted into (a live report keeps its own);
-    None counts them here, with the engines of ``info`` listed first (every game must then be
-    a record).
+    ``standings``: the standings those games were counted into; None counts them here, with the
+    engines of ``info`` listed first.
     """
     games = sorted(games, key=lambda game: game[0])
     if standings is None:
         standings = empty_standings(info.seats, info.engines)
         for number, record in games:
-            if not isinstance(record, GameRecord):
-                raise TypeError("build_report counts standings from records, not summaries")
             count_game(standings, record, number)
-    names = list(standings.engines)
-    blocks = game_blocks((n for n, _ in games), block_size)
-    index = {n: (block, k) for block, numbers in blocks.items() for k, n in enumerate(numbers, 1)}
-    rows = tuple(_game_row(number, record, *index[number]) for number, record in games)
-    counts: dict[str, int] = {}
-    for _, record in games:
-        counts[record.termination] = counts.get(record.termination, 0) + 1
-    order = [t.value for t in Termination]
-    return ReportData(
-        info=info,
-        played=len(games),
-        standings=_standings_table(standings),
-        crosstable=_crosstable(standings) if standings.seats == 2 else None,
-        chart=score_history(names, (_placed(number, game) for number, game in games)),
-        losses=_losses_table(standings, names),
-        terminations=tuple(sorted(counts.items(), key=lambda kv: order.index(kv[0]) if kv[0] in order else len(order))),
-        games=rows,
-        blocks=tuple(blocks),
-    )
+    chart = ScoreChart(standings.engines)
+    terminations: dict[str, int] = {}
+    blocks: dict[int, int] = {}
+    for number, record in games:
+        chart.add(record.players, record.placings)
+        terminations[record.termination] = terminations.get(record.termination, 0) + 1
+        first = block_of(number, block_size).first
+        blocks[first] = blocks.get(first, 0) + 1
+    return report_data(info, standings, chart.lines(), terminations, blocks, block_size=block_size)
 
 
 def standings_tables(
@@ -239,18 +231,6 @@ def game_summary(record: GameRecord) -> GameSummary:
         winners = list(dict.fromkeys(name for name, place in zip(players, placings, strict=True) if place == 1))
         result = f"{tags['Result']} {'+'.join(winners)} won"
     return GameSummary(versus(players), gods, result, tags["Termination"], len(record.turns), players, placings)
-
-
-def _placed(number: int, game: GameRecord | GameSummary) -> NSeatGame:
-    """The game's seats and placings, for the score chart."""
-    if isinstance(game, GameSummary):
-        return NSeatGame(number, game.seats, game.placings)
-    return NSeatGame(number, game.players, game.placings)
-
-
-def _game_row(number: int, game: GameRecord | GameSummary, block: Block, index: int) -> GameRow:
-    g = game if isinstance(game, GameSummary) else game_summary(game)
-    return GameRow(number, g.players, g.gods, g.result, g.termination, g.turns, block, index)
 
 
 def _standings_table(standings: Standings, ranking: list[RankingRow] | None = None) -> Table:
@@ -327,26 +307,93 @@ def _losses_table(standings: Standings, names: list[str]) -> Table:
     return Table(("Engine", "W", "L", *tags), rows, notes)
 
 
+class ScoreChart:
+    """Each engine's score (0..1) after each of its scored games, the points its seats scored
+    over what they could score (:attr:`EngineTally.score`, so a line ends at the score of the
+    standings' table), against the games recorded so far: in bounded memory, however many games.
+
+    A line keeps every ``stride``-th point (and its last); once it holds twice ``limit`` points,
+    every other one is dropped and the stride doubles, so what :meth:`lines` thins to ``limit``
+    is spread over the whole run.
+    """
+
+    def __init__(self, engines: Sequence[str] = (), limit: int = CHART_POINTS) -> None:
+        self.limit = limit
+        self.played = 0
+        self._lines: dict[str, list[Any]] = {}  # name -> [points, possible, count, stride, kept, last]
+        for name in engines:
+            self._line(name)
+
+    def _line(self, name: str) -> list[Any]:
+        line = self._lines.get(name)
+        if line is None:
+            line = self._lines[name] = [0.0, 0.0, 0, 1, [], None]
+        return line
+
+    def add(self, seats: Sequence[str], placings: Sequence[int] | None) -> None:
+        """A game recorded: its engine per seat and its placings (None: not scored)."""
+        self.played += 1
+        if placings is None:
+            return
+        game = NSeatGame(self.played, tuple(seats), tuple(placings))
+        for name in dict.fromkeys(game.seats):
+            line = self._line(name)
+            for seat, engine in enumerate(game.seats):
+                if engine == name:
+                    line[0] += game.points(seat) or 0.0
+                    line[1] += game.max_points
+            point = (self.played, line[0] / line[1] if line[1] else 0.5)
+            if line[2] % line[3] == 0:
+                line[4].append(point)
+                if len(line[4]) > 2 * self.limit:
+                    del line[4][1::2]
+                    line[3] *= 2
+            line[2] += 1
+            line[5] = point
+
+    def lines(self) -> tuple[ChartLine, ...]:
+        """A line per engine (those named first, then as met), thinned to ``limit`` points."""
+        result = []
+        for name, (_, _, _, _, kept, last) in self._lines.items():
+            points = list(kept)
+            if last is not None and (not points or points[-1] != last):
+                points.append(last)
+            result.append(ChartLine(name, thin_points(points, self.limit)))
+        return tuple(result)
+
+    def state(self) -> list[Any]:
+        """Plain data (msgpack-able) that :meth:`from_state` makes the same chart of."""
+        return [self.limit, self.played, [[name, *line[:4], [list(p) for p in line[4]], line[5] and list(line[5])]
+                                          for name, line in self._lines.items()]]
+
+    @classmethod
+    def from_state(cls, state: Sequence[Any]) -> ScoreChart:
+        """The chart :meth:`state` describes.
+
+        Raises:
+            ValueError: ``state`` is not such a description.
+        """
+        try:
+            limit, played, lines = state
+            chart = cls((), int(limit))
+            chart.played = int(played)
+            for name, points, possible, count, stride, kept, last in lines:
+                chart._lines[str(name)] = [float(points), float(possible), int(count), int(stride),
+                                           [(int(x), float(y)) for x, y in kept],
+                                           None if last is None else (int(last[0]), float(last[1]))]
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"not a chart state: {exc}") from None
+        return chart
+
+
 def score_history(
     engines: Sequence[str], games: Iterable[NSeatGame], limit: int = CHART_POINTS
 ) -> tuple[ChartLine, ...]:
-    """Each engine's score after each of ``games`` (in schedule order): the points its games
-    (seats) scored over what they could score, :attr:`EngineTally.score`, so a line ends at the
-    score of the standings' table.  A line per engine of ``engines``, then of the games."""
-    names = list(dict.fromkeys([*engines]))
-    points: dict[str, float] = {}
-    possible: dict[str, float] = {}
-    history: dict[str, list[tuple[int, float]]] = {name: [] for name in names}
-    for played, game in enumerate(games, 1):
-        if not game.scored:
-            continue
-        for name in dict.fromkeys(game.seats):
-            for seat, engine in enumerate(game.seats):
-                if engine == name:
-                    points[name] = points.get(name, 0.0) + (game.points(seat) or 0.0)
-                    possible[name] = possible.get(name, 0.0) + game.max_points
-            history.setdefault(name, []).append((played, points[name] / possible[name] if possible[name] else 0.5))
-    return tuple(ChartLine(name, thin_points(line, limit)) for name, line in history.items())
+    """The :class:`ScoreChart` of ``games`` (in order): a line per engine of ``engines``, then of the games."""
+    chart = ScoreChart(engines, limit)
+    for game in games:
+        chart.add(game.seats, game.placings)
+    return chart.lines()
 
 
 def thin_points(points: list[tuple[int, float]], limit: int) -> tuple[tuple[int, float], ...]:
@@ -355,6 +402,60 @@ def thin_points(points: list[tuple[int, float]], limit: int) -> tuple[tuple[int,
         return tuple(points)
     step = (len(points) - 1) / (limit - 1)
     return tuple(points[round(k * step)] for k in range(limit))
+
+
+@dataclass(frozen=True, slots=True)
+class BlockEntry:
+    """A game of a block as its script lists it: its row, and where its record is (its frame's
+    offset in the archive)."""
+
+    number: int
+    players: str
+    gods: str
+    result: str
+    termination: str
+    turns: int
+    where: int
+
+
+BLOCK_CALL = "reportBlock("
+
+
+def block_script(block: Block, entries: Sequence[BlockEntry]) -> str:
+    """The script beside a block's viewer file: ``reportBlock({...});`` with the block's games in
+    number order as ``[number, players, gods, result, termination, turns, offset]`` (text fields
+    index ``strings``), safe in any HTML context (``<``, ``>`` and ``&`` are JSON escapes).  The
+    K-th entry is ``#game=K`` in the viewer file."""
+    strings: dict[str, int] = {}
+
+    def ref(text: str) -> int:
+        return strings.setdefault(text, len(strings))
+
+    rows = [[e.number, ref(e.players), ref(e.gods), ref(e.result), ref(e.termination), e.turns, e.where]
+            for e in sorted(entries, key=lambda e: e.number)]
+    text = json.dumps({"first": block.first, "last": block.last, "strings": list(strings), "games": rows},
+                      separators=(",", ":"), ensure_ascii=False)
+    text = text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    return f"{BLOCK_CALL}{text});\n"
+
+
+def read_block_script(text: str, block: Block) -> list[BlockEntry]:
+    """The entries of a block's script (:func:`block_script`).
+
+    Raises:
+        ValueError: it is not the script of ``block``.
+    """
+    if not text.startswith(BLOCK_CALL) or not text.endswith(");\n"):
+        raise ValueError("not a block script")
+    try:
+        data = json.loads(text[len(BLOCK_CALL):-3])
+        if (data["first"], data["last"]) != (block.first, block.last):
+            raise ValueError(f"the script of games {data['first']}-{data['last']}")
+        strings = data["strings"]
+        return [BlockEntry(int(n), strings[p], strings[g], strings[r], strings[t], int(turns), int(where))
+                for n, p, g, r, t, turns, where in data["games"]]
+    except (KeyError, TypeError, IndexError, json.JSONDecodeError) as exc:
+        raise ValueError(f"damaged block script: {exc}") from None
 
 
 def config_info(config: TournamentConfig, folder: str = "") -> ReportInfo:

@@ -1,21 +1,27 @@
 """``report.html`` and the ``games/`` viewer files of a tournament folder, kept current as games finish.
 
-Theory of operation.  :class:`ReportWriter` keeps, of each game it was given, the row the
-report lists (:class:`~.report.GameSummary`) and where its record is in the archive, and its own
-standings (counted by :func:`~.scoring.count_game`, as the tournament's, or the tournament's own
-standings, shared); on
-:meth:`ReportWriter.write` it rewrites the viewer file of each block that gained a game since the
-last write, reading that block's records again from the archive, then ``report.html``.  So a
-game costs the report about 165 bytes however long its record (``tools/bench_streaming.py``
-measures it), not the record's 15 KB.  The tournament calls ``write`` at most every ``interval`` seconds as games
-finish, and always at the end (or on Ctrl-C), so a 10,000-game run rewrites a 100-game viewer
-file, not every game, each time: a write reads only that block's records, by their offsets.  A
-viewer file holds its games packed (``santorini_server.viewer.packed``) and costs less disk per
-game than the archive (about 640 against 775 bytes a game for a hundred games of 27 turns;
-``tools/bench_viewer_pages.py``).  Every file is replaced whole (written beside it, then renamed):
-a browser or a crash never meets half a page.  The report is derived from the archive (a resumed
-tournament's report covers every game), so it is not fsync'd per game, and a failure to write it
-is reported once on stderr and never stops or loses the tournament: the games are already safe.
+Theory of operation.  :class:`ReportWriter` keeps counters, not games: its standings (counted by
+:func:`~.scoring.count_game`, as the tournament's, or the tournament's own, shared), the score
+chart (:class:`~.report.ScoreChart`, bounded), the terminations and each block's count of games;
+and, until they are written, the rows of the games added since the last write with where their
+records are in the archive.  On :meth:`ReportWriter.write` it rewrites, for each block that
+gained a game, the block's list script (``games/0001-0100.js``: the rows already there, read
+back, and the new ones) and its viewer file (the block's records read again from the archive by
+their offsets), then ``report.html`` (one entry per block), then its state
+(``games/report.msgpack``: the counters and the archive offset they counted to).  So memory and
+the cost of a write stay flat however long the run: a write reads and writes only the blocks
+that changed.  A viewer file holds its games packed (``santorini_server.viewer.packed``) and,
+with its list script, costs less disk per game than the archive (``tools/bench_viewer_pages.py``).
+
+A resumed tournament restores the state (:meth:`ReportWriter.restore`) and is given only the
+games after its offset; a game a write put in a block's script before the run stopped (and
+before the state was saved) is known there and not added twice (:meth:`ReportWriter.known`).
+Without a state (or with one made for other settings or another archive) every game is added
+again and the blocks are written afresh; :meth:`ReportWriter.settle` writes the blocks whenever
+:data:`SPILL` games wait, so that too holds only a bounded number of rows.  Every file is
+replaced whole (written beside it, then renamed): a browser or a crash never meets half a page.
+The report is derived from the archive, so it is not fsync'd, and a failure to write it is
+reported once on stderr and never stops or loses the tournament: the games are already safe.
 """
 
 from __future__ import annotations
@@ -24,12 +30,25 @@ import math
 import sys
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-from ..records import GameRecord, atomic_file, read_record_at
-from .report import BLOCK_SIZE, Block, GameSummary, ReportInfo, block_of, build_report, game_summary
+import msgspec
+
+from ..records import CorruptFrame, GameRecord, atomic_file, iter_archive_frames, read_record_at
+from .output import archive_anchor
+from .report import (
+    BLOCK_SIZE,
+    Block,
+    BlockEntry,
+    ReportInfo,
+    ScoreChart,
+    block_of,
+    block_script,
+    game_summary,
+    read_block_script,
+    report_data,
+)
 from .report_page import render_report
 from .scoring import count_game, empty_standings
 
@@ -37,10 +56,15 @@ if TYPE_CHECKING:
     from ..stats.nseat_standings import NSeatStandings
     from ..stats.standings import Standings
 
-__all__ = ["ReportWriter", "ViewerWriter", "REPORT", "GAMES_DIR", "default_viewer"]
+__all__ = ["ReportWriter", "ViewerWriter", "REPORT", "GAMES_DIR", "STATE", "SPILL", "default_viewer"]
 
 REPORT = "report.html"
 GAMES_DIR = "games"
+STATE = "report.msgpack"
+"""The report's counters and the archive offset they counted to, in ``games/``."""
+SPILL = 20_000
+"""Rows waiting for a write beyond which :meth:`ReportWriter.settle` writes the blocks at once."""
+_FORMAT = 1
 
 
 class ViewerWriter(Protocol):
@@ -57,16 +81,18 @@ def default_viewer() -> ViewerWriter:
     return write_viewer
 
 
-@dataclass(frozen=True, slots=True)
-class _Kept(GameSummary):
-    """A game as the report keeps it: its row, and its record's offset in the archive (or the
-    record itself when there is no archive to read it from)."""
-
-    where: int | GameRecord
-
-
 def _stderr(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
+
+
+class _State(msgspec.Struct, forbid_unknown_fields=True):
+    format: int
+    key: list[Any]
+    offset: int
+    anchor: bytes
+    chart: Any
+    terminations: dict[str, int]
+    blocks: list[tuple[int, int]]
 
 
 class ReportWriter:
@@ -74,7 +100,7 @@ class ReportWriter:
     write ``prepare`` returns may run in a worker thread while games are added (it holds copies).
 
     ``archive``: the archive the games are in (their offsets are given to :meth:`add`); without
-    it, or for a game added without its offset, the record itself is kept.
+    it (a report of a few games made in memory), the records themselves are kept.
     """
 
     def __init__(
@@ -98,59 +124,151 @@ class ReportWriter:
         self._viewer = viewer
         self._warn = warn
         self._warned = False
-        self._games: dict[int, _Kept] = {}
-        self._strings: dict[str, str] = {}  # one copy of each player, gods, result and termination text
-        self._seatings: dict[tuple[str, ...], tuple[str, ...]] = {}
-        self._placings: dict[tuple[int, ...], tuple[int, ...]] = {}
+        self._pending: dict[int, BlockEntry] = {}  # added since the last write
+        self._strings: dict[str, str] = {}  # one copy of each text of the rows pending
+        self._records: dict[int, GameRecord] = {}  # without an archive
+        self._blocks: dict[int, int] = {}  # block's first number -> games in it
+        self._on_disk: set[int] = set()  # blocks whose script this report wrote
+        self._restored = False  # the scripts in games/ are this report's (its state matched the archive)
+        self._chart = ScoreChart(info.engines)
+        self._terminations: dict[str, int] = {}
         self._standings = empty_standings(info.seats, info.engines)
         self._counts = True  # False: the standings are the tournament's, which counts each game
         self._dirty: set[Block] = set()
         self._written_at: float | None = None
+        self._known: dict[int, set[tuple[int, int]]] = {}  # a restore's look at block scripts: (number, offset)
+        self.offset = 0
+        """The archive's end after the last game added (what a write's state says it counted to)."""
         self.cost = 0.0
         """Seconds the last :meth:`write` took."""
 
-    def add(self, record: GameRecord, number: int, offset: int | None = None) -> None:
-        """Count a finished game (schedule number ``number``, its frame at byte ``offset`` of the
-        archive); shown at the next :meth:`write`."""
-        if number in self._games:
+    def add(
+        self, record: GameRecord, number: int, offset: int | None = None, end: int | None = None, *, listed: bool = False
+    ) -> None:
+        """Count a finished game (schedule number ``number``, its frame the archive's bytes
+        ``offset`` to ``end``); shown at the next :meth:`write`.  ``listed``: its block's script
+        lists it already (:meth:`known`): it is counted, not listed again."""
+        if number in self._pending:
             raise ValueError(f"game {number} is already in the report")
         if self._counts:
             count_game(self._standings, record, number)
         g = game_summary(record)
+        self._chart.add(g.seats, g.placings)
+        self._terminations[g.termination] = self._terminations.get(g.termination, 0) + 1
+        block = block_of(number, self.block_size)
+        self._blocks[block.first] = self._blocks.get(block.first, 0) + 1
+        if end is not None:
+            self.offset = end
+        if listed:
+            return
+        where = offset if offset is not None and self.archive is not None else -1
+        if where < 0:
+            self._records[number] = record
         share = self._strings.setdefault
-        seats = self._seatings.setdefault(g.seats, g.seats)  # one copy of each, like the strings
-        placings = self._placings.setdefault(g.placings, g.placings) if g.placings is not None else None
-        self._games[number] = _Kept(share(g.players, g.players), share(g.gods, g.gods), share(g.result, g.result),
-                                    share(g.termination, g.termination), g.turns, seats, placings,
-                                    offset if offset is not None and self.archive is not None else record)
-        self._dirty.add(block_of(number, self.block_size))
+        self._pending[number] = BlockEntry(number, share(g.players, g.players), share(g.gods, g.gods),
+                                           share(g.result, g.result), share(g.termination, g.termination), g.turns, where)
+        self._dirty.add(block)
 
     def recorded(self, record: GameRecord, number: int, start: int, end: int) -> None:
         """:meth:`add` as the collector's :class:`~.sinks.Derived` sink."""
-        self.add(record, number, start)
+        self.add(record, number, start, end)
+
+    def settle(self) -> None:
+        """Write the blocks now if :data:`SPILL` rows wait (a resume or ``santorini report`` adds
+        games faster than writes are due).
+
+        Raises:
+            OSError: a file cannot be written.
+        """
+        if len(self._pending) >= SPILL:
+            self._job(blocks_only=True)()
 
     def blocks(self) -> list[Block]:
         """The viewer files of the games added, in order."""
-        return sorted({block_of(number, self.block_size) for number in self._games}, key=lambda b: b.first)
+        return [block_of(first, self.block_size) for first in sorted(self._blocks)]
 
     def share_standings(self, standings: Standings | NSeatStandings) -> None:
         """Show ``standings`` instead of counting its own: the tournament's, into which its
         owner counts every game it adds here (one copy of each game's scoring, not two)."""
-        if self._games:
+        if self._pending or self._blocks:
             raise ValueError("standings are shared before the first game is added")
         self._standings = standings
         self._counts = False
 
-    def _read(self, where: int | GameRecord) -> GameRecord:
-        if isinstance(where, GameRecord):
-            return where
+    def _key(self) -> list[Any]:
+        info = self.info
+        return [info.seats, list(info.engines), info.planned, self.block_size]
+
+    def restore(self) -> int:
+        """Take up the counters of the report's last write (its state file) and return the
+        archive offset they counted to: the games from there on are to be added again.  0 when
+        there is no usable state: every game is added again and every block written afresh."""
+        path = self.directory / GAMES_DIR / STATE
+        try:
+            state = msgspec.msgpack.decode(path.read_bytes(), type=_State)
+            if state.format != _FORMAT or state.key != self._key() or self.archive is None:
+                return 0
+            if archive_anchor(self.archive, state.offset) != state.anchor:
+                return 0
+            chart = ScoreChart.from_state(state.chart)
+        except (OSError, ValueError, msgspec.DecodeError):
+            return 0
+        self._chart = chart
+        self._terminations = dict(state.terminations)
+        self._blocks = dict(state.blocks)
+        self._restored = True
+        self.offset = state.offset
+        return state.offset
+
+    def known(self, number: int, offset: int) -> bool:
+        """Whether game ``number``, its frame at ``offset``, is listed in its block's script
+        already (a resume's games after the state's offset may have been written before the run
+        stopped)."""
+        block = block_of(number, self.block_size)
+        if not self._trusts(block):
+            return False
+        listed = self._known.get(block.first)
+        if listed is None:
+            listed = self._known[block.first] = {(e.number, e.where) for e in self._listed(block) or ()}
+        return (number, offset) in listed
+
+    def _trusts(self, block: Block) -> bool:
+        """Whether ``block``'s script on disk is this report's (else it is written afresh)."""
+        return self._restored or block.first in self._on_disk
+
+    def _listed(self, block: Block) -> list[BlockEntry] | None:
+        """The games of ``block``'s script as written (None: none, or it does not read)."""
+        try:
+            return read_block_script((self.directory / block.path).with_suffix(".js").read_text("utf-8"), block)
+        except (OSError, ValueError):
+            return None
+
+    def _recovered(self, block: Block) -> list[BlockEntry]:
+        """The games of ``block`` read from the archive (its script is lost): a full read, once."""
+        if self.archive is None:
+            return []
+        entries = []
+        with open(self.archive, "rb") as f:
+            for item in iter_archive_frames(f):
+                if isinstance(item, CorruptFrame):
+                    continue
+                frame, record = item
+                number = record.game_number
+                if number is not None and block.first <= number <= block.last:
+                    g = game_summary(record)
+                    entries.append(BlockEntry(number, g.players, g.gods, g.result, g.termination, g.turns, frame.offset))
+        return entries
+
+    def _read(self, entry: BlockEntry) -> GameRecord:
+        if entry.where < 0:
+            return self._records[entry.number]
         assert self.archive is not None
-        return read_record_at(self.archive, where)
+        return read_record_at(self.archive, entry.where)
 
     def due(self, now: float) -> bool:
         """Whether a write is due at time ``now``: something changed, and ``interval`` seconds
         have passed since the last write (or there was none), or ``slowdown`` times what that
-        write took if longer (so a huge tournament's report takes at most a tenth of the time)."""
+        write took if longer."""
         return self.wait_for(now) <= 0
 
     def wait_for(self, now: float) -> float:
@@ -162,15 +280,15 @@ class ReportWriter:
         return self._written_at + max(self.interval, self.slowdown * self.cost) - now
 
     def write(self, now: float | None = None) -> bool:
-        """Rewrite the changed viewer files, then ``report.html``; True if all was written.
+        """Rewrite the changed blocks, then ``report.html`` and the state; True if all was written.
 
         A failure is reported once (``warn``) and the changed blocks are tried again next time.
         """
         return self.prepare(now)()
 
     def prepare(self, now: float | None = None) -> Callable[[], bool]:
-        """:meth:`write` in two steps: this takes what the write needs (the changed blocks, the
-        rows, a copy of the standings) and returns the write itself, which may then run in a
+        """:meth:`write` in two steps: this takes what the write needs (the changed blocks' new
+        rows, copies of the counters) and returns the write itself, which may then run in a
         worker thread while games are added."""
         if now is not None:
             self._written_at = now
@@ -199,46 +317,81 @@ class ReportWriter:
         """
         self._job()()
 
-    def _job(self) -> _Job:
+    def _job(self, *, blocks_only: bool = False) -> _Job:
         blocks = sorted(self._dirty, key=lambda b: b.first)
         self._dirty.clear()
-        pages = [
-            (block, [self._games[n].where for n in range(block.first, block.last + 1) if n in self._games])
-            for block in blocks
-        ]
+        pending, self._pending = self._pending, {}
+        self._strings = {}
+        pages: dict[int, list[BlockEntry]] = {block.first: [] for block in blocks}
+        for number, entry in pending.items():
+            pages[block_of(number, self.block_size).first].append(entry)
+        counts = {block.first: self._blocks.get(block.first, 0) for block in blocks}
+        if blocks_only:
+            return _Job(self, blocks, pages, counts, None)
         standings = self._standings if self._counts else type(self._standings).from_state(self._standings.state())
-        return _Job(self, pages, list(self._games.items()), standings)
+        data = report_data(self.info, standings, self._chart.lines(), dict(self._terminations), dict(self._blocks),
+                           block_size=self.block_size)
+        state = (self._chart.state(), dict(self._terminations), sorted(self._blocks.items()), self.offset)
+        return _Job(self, blocks, pages, counts, (data, state))
 
 
 class _Job:
     """One write of a report: what it needs, taken from the writer, so that it can run in a
-    worker thread while the collector adds games (the rows are immutable, the standings a copy)."""
+    worker thread while the collector adds games (the rows are immutable, the counters copies)."""
 
-    def __init__(
-        self, writer: ReportWriter, pages: list[tuple[Block, list[int | GameRecord]]],
-        rows: list[tuple[int, _Kept]], standings: Standings,
-    ) -> None:
+    def __init__(self, writer: ReportWriter, blocks: list[Block], pages: dict[int, list[BlockEntry]],
+                 counts: dict[int, int], report: tuple[Any, tuple[Any, dict[str, int], list[tuple[int, int]], int]] | None,
+                 ) -> None:
         self.writer = writer
+        self.blocks = blocks
         self.pages = pages
-        self.rows = rows
-        self.standings = standings
+        self.counts = counts  # each block's games when the write was prepared
+        self.report = report
 
     def __call__(self) -> None:
         writer = self.writer
-        if self.pages:
+        if self.blocks:
             writer._viewer = writer._viewer or default_viewer()
             (writer.directory / GAMES_DIR).mkdir(parents=True, exist_ok=True)
         done = 0
         try:
-            for block, where in self.pages:
-                assert writer._viewer is not None
-                writer._viewer([writer._read(w) for w in where], writer.directory / block.path,
-                               title=f"{writer.info.title}: games {block.first}-{block.last}")
+            for block in self.blocks:
+                self._write_block(block, self.pages[block.first])
                 done += 1
-        except BaseException:  # the blocks not written are tried again next time
-            writer._dirty.update(block for block, _ in self.pages[done:])
+        except BaseException:  # the blocks not written are tried again next time, with their rows
+            for block in self.blocks[done:]:
+                writer._dirty.add(block)
+                for entry in self.pages[block.first]:
+                    writer._pending.setdefault(entry.number, entry)
             raise
-        data = build_report(writer.info, self.rows, standings=self.standings, block_size=writer.block_size)
+        if self.report is None:
+            return
+        data, (chart, terminations, blocks, offset) = self.report
         html = render_report(data).encode("utf-8")
         with atomic_file(writer.directory / REPORT) as f:
             f.write(html)
+        if writer.archive is not None:
+            state = _State(_FORMAT, writer._key(), offset, archive_anchor(writer.archive, offset), chart, terminations,
+                           blocks)
+            with atomic_file(writer.directory / GAMES_DIR / STATE) as f:
+                f.write(msgspec.msgpack.encode(state))
+
+    def _write_block(self, block: Block, new: list[BlockEntry]) -> None:
+        writer = self.writer
+        entries: dict[int, BlockEntry] = {}
+        if writer._trusts(block):
+            listed = writer._listed(block)
+            if listed is None and self.counts[block.first] > len(new):  # its script is lost: read the archive
+                listed = writer._recovered(block)
+            for entry in listed or ():
+                entries.setdefault(entry.number, entry)
+        for entry in new:
+            entries.setdefault(entry.number, entry)
+        ordered = [entries[n] for n in sorted(entries)]
+        assert writer._viewer is not None
+        writer._viewer([writer._read(e) for e in ordered], writer.directory / block.path,
+                       title=f"{writer.info.title}: games {block.first}-{block.last}")
+        with atomic_file((writer.directory / block.path).with_suffix(".js")) as f:
+            f.write(block_script(block, ordered).encode("utf-8"))
+        writer._on_disk.add(block.first)
+        writer._known.pop(block.first, None)

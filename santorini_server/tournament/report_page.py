@@ -4,8 +4,8 @@ Why Jinja2: the page is mostly fixed markup with a few loops, which a template s
 be, and autoescaping makes every engine name and tag (untrusted text) safe without a call at
 each use.  The template, its CSS and its JavaScript ship inside the package (package data) and
 are inlined into the page, which makes no request of any kind: it works from a file URL, offline.
-The game list travels as compact JSON (strings interned once) that the page's script pages and
-filters, so a 10,000-game report stays small and opens fast.
+The game list is one entry per viewer file: the page's script loads a file's rows from the
+script beside it when it shows them, so a million-game report stays small and opens fast.
 """
 
 from __future__ import annotations
@@ -89,21 +89,11 @@ def _environment() -> jinja2.Environment:
     )
 
 
-def _games_json(data: ReportData) -> str:
-    """The game list as ``{"strings": [...], "games": [[number, players, gods, result,
-    termination, turns, file, index], ...]}`` (text fields are indices into ``strings``), safe
-    inside a ``<script>`` element: ``<``, ``>`` and ``&`` are written as JSON escapes."""
-    strings: dict[str, int] = {}
-
-    def ref(text: str) -> int:
-        return strings.setdefault(text, len(strings))
-
-    rows = [
-        [g.number, ref(g.players), ref(g.gods), ref(g.result), ref(g.termination), g.turns, ref(g.block.path), g.index]
-        for g in data.games
-    ]
-    text = json.dumps({"strings": list(strings), "games": rows}, separators=(",", ":"), ensure_ascii=False)
-    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+def _blocks_json(data: ReportData) -> str:
+    """The game list's blocks as ``{"played": n, "blocks": [[first, last, games], ...]}``: the list
+    loads each block's rows from its script (``games/NNNN-MMMM.js``) when it shows it."""
+    blocks = [[block.first, block.last, count] for block, count in data.blocks]
+    return json.dumps({"played": data.played, "blocks": blocks}, separators=(",", ":"))
 
 
 def render_report(data: ReportData) -> str:
@@ -117,5 +107,5 @@ def render_report(data: ReportData) -> str:
         chart=chart_geometry(data.chart, data.played),
         losses=data.losses,
         terminations=data.terminations,
-        games_json=Markup(_games_json(data)),
+        games_json=Markup(_blocks_json(data)),
     )

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Protocol
 import trio
 
 from ..adjudicator import GameSetup, TimeControl
-from ..records import GameRecord
+from ..records import CorruptFrame, GameRecord
 from ..referee.engine import Engine, EngineFailure, IoLog
 from ..referee.engine_spec import EngineSpec
 from ..referee.progress import GameSink
@@ -39,7 +39,7 @@ from .report_files import ReportWriter
 from .schedule import Games, ScheduledGame
 from .scoring import LOSS_COLUMNS, count_game, match_details, new_standings, standings_block, termination_table, versus
 from .sinks import Changes, Derived, keep_written, write_all
-from .standings_file import SnapshotKeeper
+from .standings_file import DoneGames, SnapshotError, SnapshotKeeper, StandingsFile
 
 if TYPE_CHECKING:
     from ..stats.nseat_standings import NSeatStandings
@@ -66,27 +66,6 @@ class TournamentResult:
     sprt: SprtStatus | None = None
     complete: bool = False
     lost: list[LostGame] = field(default_factory=list)
-
-
-class _Done:
-    """The schedule numbers recorded, as bits: a million games in 125 KB (a set of ints would
-    take some 60 MB)."""
-
-    def __init__(self, total: int) -> None:
-        self._bits = bytearray(total // 8 + 1)
-        self._count = 0
-
-    def __contains__(self, number: object) -> bool:
-        return isinstance(number, int) and 0 <= number < 8 * len(self._bits) and bool(
-            self._bits[number >> 3] >> (number & 7) & 1)
-
-    def add(self, number: int) -> None:
-        if number not in self:
-            self._bits[number >> 3] |= 1 << (number & 7)
-            self._count += 1
-
-    def __len__(self) -> int:
-        return self._count
 
 
 class Backend(Protocol):
@@ -272,6 +251,55 @@ async def _cancel_on(event: trio.Event, scope: trio.CancelScope) -> None:
     scope.cancel()
 
 
+def _resume(
+    config: TournamentConfig, files: TournamentFiles, report: ReportWriter | None, emit: Callable[[str], None]
+) -> tuple[TournamentResult, DoneGames, list[Derived], list[CorruptFrame]]:
+    """Open ``files`` and take up what is recorded: the standings and the games done from the
+    snapshot (``standings.msgpack``) and the report's state, then the archive's games after
+    them, read as a stream (every game when there is no usable snapshot).  Returns the result
+    so far, the games done, the derived sinks, and the damaged regions of the archive."""
+    total = len(config.schedule)
+    standings, done, since, last = new_standings(config), DoneGames(total), 0, None
+    regions: tuple[CorruptFrame, ...] = ()
+    damaged = 0
+    try:
+        snapshot = StandingsFile(files.directory, config).load()
+    except SnapshotError as exc:
+        emit(f"Note: counting the archive again: {exc}")
+        snapshot = None
+    if snapshot is not None and snapshot.done:
+        standings, done, since, last = snapshot.standings, DoneGames(total, snapshot.done), snapshot.offset, snapshot.last
+        regions, damaged = snapshot.regions, snapshot.damaged
+    report_since = since
+    if report is not None:
+        report.share_standings(standings)  # counted once, below, for both
+        report_since = report.restore()
+    seen = [last]
+
+    def resumed(record: GameRecord, start: int, end: int) -> None:  # each game already recorded, streamed
+        number = record.game_number
+        seen[0] = number
+        if start >= since:
+            if number is None or number in done or number > total:
+                return
+            done.add(number)
+            count_game(standings, record, number)
+        elif number is None or number not in done:
+            return
+        if report is not None and start >= report_since:
+            report.add(record, number, start, end, listed=report.known(number, start))
+            report.settle()
+
+    tail = files.resume(resumed, since=min(since, report_since), since_last=last if since <= report_since else None)
+    damage = [*regions, *tail]
+    keeper = SnapshotKeeper(files.directory, config, standings, damage, files.end, warn=emit, done=done, last=seen[0],
+                            damaged=damaged + sum(not d.truncated for d in tail))
+    derived: list[Derived] = [keeper] if report is None else [keeper, report]
+    result = TournamentResult(standings, total=total)
+    result.resumed = len(done)
+    return result, done, derived, damage
+
+
 async def run_tournament(
     config: TournamentConfig,
     files: TournamentFiles,
@@ -298,28 +326,10 @@ async def run_tournament(
     """
     backend = backend or LocalBackend(config, io_log)
     names = [s.name for s in config.specs]
-    standings = new_standings(config)
-    done = _Done(len(config.schedule))
-    result = TournamentResult(standings, total=len(config.schedule))
-    if report is not None:
-        report.share_standings(standings)  # counted once, below, for both
-
-    def resumed(record: GameRecord, offset: int) -> None:  # each game already recorded, streamed
-        number = record.game_number
-        if number is None or number in done or number > len(config.schedule):
-            return
-        done.add(number)
-        count_game(standings, record, number)
-        if report is not None:
-            report.add(record, number, offset)
-
-    damage = files.resume(resumed)
-    derived: list[Derived] = [SnapshotKeeper(files.directory, config, standings, damage, files.end, warn=emit)]
-    if report is not None:
-        derived.append(report)
-    for frame in damage:
+    result, done, derived, files_damage = _resume(config, files, report, emit)
+    standings = result.standings
+    for frame in files_damage:
         emit(f"Warning: {files.directory / 'games.msgpack'}: skipped damaged bytes at {frame.offset}: {frame.reason}")
-    result.resumed = len(done)
     todo = config.schedule.games_from(done)
     if result.resumed:
         emit(f"Resuming: {result.resumed} of {result.total} games already played")

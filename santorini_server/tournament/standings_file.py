@@ -36,25 +36,50 @@ import msgspec
 from ..records import GameRecord
 from ..records.frames import CorruptFrame, Frame, frame_payload, iter_frames
 from .config import TournamentConfig
-from .output import ARCHIVE
+from .output import ANCHOR, ARCHIVE, archive_anchor
 
 if TYPE_CHECKING:
     from ..stats.standings import Standings
 
 __all__ = [
-    "ANCHOR", "MAX_REGIONS", "SAVE_INTERVAL", "SNAPSHOT", "Snapshot", "SnapshotError", "SnapshotKeeper", "StandingsFile",
+    "ANCHOR", "DoneGames", "MAX_REGIONS", "SAVE_INTERVAL", "SNAPSHOT", "Snapshot", "SnapshotError", "SnapshotKeeper",
+    "StandingsFile",
 ]
 
 SNAPSHOT = "standings.msgpack"
-FORMAT = 1
+FORMAT = 2
 """The file's format; another one is counted again, never guessed at."""
-ANCHOR = 32
-"""Archive bytes before ``offset`` kept in the file, to know the archive it counted."""
 MAX_REGIONS = 100
 """Damaged regions of an archive kept (the first in the file) and shown; more are only counted.
 So an archive damaged all through costs no more than this."""
 SAVE_INTERVAL = 5.0
 """Seconds at least between two saves while games finish: what a view may have to count since."""
+
+
+class DoneGames:
+    """The schedule numbers recorded, as bits: a million games in 125 KB (a set of ints would
+    take some 60 MB); saved in the snapshot, so that a resume need not read the games before it."""
+
+    def __init__(self, total: int, bits: bytes = b"") -> None:
+        self._bits = bytearray(total // 8 + 1)
+        self._bits[: len(bits)] = bits[: len(self._bits)]
+        self._count = int.from_bytes(self._bits, "little").bit_count()
+
+    def __contains__(self, number: object) -> bool:
+        return isinstance(number, int) and 0 <= number < 8 * len(self._bits) and bool(
+            self._bits[number >> 3] >> (number & 7) & 1)
+
+    def add(self, number: int) -> None:
+        if number not in self:
+            self._bits[number >> 3] |= 1 << (number & 7)
+            self._count += 1
+
+    def __len__(self) -> int:
+        return self._count
+
+    def bits(self) -> bytes:
+        """A copy of the bits (bit ``n % 8`` of byte ``n // 8`` is game ``n``)."""
+        return bytes(self._bits)
 
 
 class SnapshotError(ValueError):
@@ -70,6 +95,10 @@ class Snapshot:
     offset: int
     regions: tuple[CorruptFrame, ...] = ()
     damaged: int = 0
+    done: bytes = b""
+    """The games counted, as :meth:`DoneGames.bits` (empty: not kept, e.g. by a view)."""
+    last: int | None = None
+    """The number of the game whose frame ends at ``offset`` (None: none, or not kept)."""
 
     @property
     def games(self) -> int:
@@ -85,6 +114,8 @@ class _Saved(msgspec.Struct, forbid_unknown_fields=True):
     regions: list[tuple[int, int, str, bool]]
     damaged: int
     standings: Any
+    done: bytes
+    last: int | None
 
 
 def _key(config: TournamentConfig) -> list[Any]:
@@ -93,23 +124,13 @@ def _key(config: TournamentConfig) -> list[Any]:
 
 
 def _anchor(archive: Path, offset: int) -> bytes:
-    """The archive's last :data:`ANCHOR` bytes before ``offset`` (shorter at its start).
-
-    Raises:
-        SnapshotError: the archive is shorter than ``offset``, or cannot be read.
-    """
-    start = max(0, offset - ANCHOR)
+    """:func:`~.output.archive_anchor`, its failures as :class:`SnapshotError`."""
     try:
-        with archive.open("rb") as file:
-            file.seek(start)
-            data = file.read(offset - start)
-    except FileNotFoundError:
-        data = b""
+        return archive_anchor(archive, offset)
+    except ValueError as exc:
+        raise SnapshotError(str(exc)) from None
     except OSError as exc:
         raise SnapshotError(f"cannot read {archive}: {exc}") from None
-    if len(data) != offset - start:
-        raise SnapshotError(f"{archive} is shorter than the {offset:,} bytes the snapshot counted")
-    return data
 
 
 class StandingsFile:
@@ -130,7 +151,7 @@ class StandingsFile:
         saved = _Saved(
             FORMAT, _key(self.config), snapshot.offset, _anchor(self.directory / ARCHIVE, snapshot.offset),
             [(r.offset, r.length, r.reason, r.truncated) for r in snapshot.regions[:MAX_REGIONS]],
-            max(snapshot.damaged, len(snapshot.regions)), snapshot.standings.state(),
+            max(snapshot.damaged, len(snapshot.regions)), snapshot.standings.state(), snapshot.done, snapshot.last,
         )
         data = frame_payload(msgspec.msgpack.encode(saved))  # checksummed: a damaged file is known as such
         # a name of its own per writer: two views may save at once (the last rename wins; both are right)
@@ -178,7 +199,7 @@ class StandingsFile:
             raise SnapshotError(f"{self.path}: {exc}") from None
         if standings.seats != self.config.players:
             raise SnapshotError(f"{self.path} holds standings of {standings.seats} seats")
-        return Snapshot(standings, saved.offset, regions, max(saved.damaged, len(regions)))
+        return Snapshot(standings, saved.offset, regions, max(saved.damaged, len(regions)), saved.done, saved.last)
 
 
 def _stderr(message: str) -> None:
@@ -203,12 +224,17 @@ class SnapshotKeeper:
         *,
         interval: float = SAVE_INTERVAL,
         warn: Callable[[str], None] = _stderr,
+        done: DoneGames | None = None,
+        last: int | None = None,
+        damaged: int | None = None,
     ) -> None:
         self.file = StandingsFile(directory, config)
+        self.done = done
+        self.last = last
         self.standings = standings
         kept = [region for region in damage if not region.truncated]
         self.regions = tuple(kept[:MAX_REGIONS])
-        self.damaged = len(kept)
+        self.damaged = len(kept) if damaged is None else max(damaged, len(self.regions))
         self.offset = offset
         self.interval = interval
         self._warn = warn
@@ -218,6 +244,7 @@ class SnapshotKeeper:
 
     def recorded(self, record: GameRecord, number: int, start: int, end: int) -> None:
         """:meth:`add` as the collector's :class:`~.sinks.Derived` sink (the collector counts the game)."""
+        self.last = number
         self.add(end)
 
     def add(self, offset: int) -> None:
@@ -249,7 +276,8 @@ class SnapshotKeeper:
             self._written_at = now
         if not self._changed:
             return lambda: True
-        snapshot = Snapshot(type(self.standings).from_state(self.standings.state()), self.offset, self.regions, self.damaged)
+        snapshot = Snapshot(type(self.standings).from_state(self.standings.state()), self.offset, self.regions,
+                            self.damaged, self.done.bits() if self.done is not None else b"", self.last)
         self._changed = False
 
         def save() -> bool:
