@@ -163,7 +163,7 @@ async def test_a_three_engine_match_plays_every_seat_order() -> None:
     summary = await run_match(MatchConfig(specs, 6, parse_tc("10+0.1"), gods=THREE), emit=said.append, writer=records)
     started = [line for line in said if line.startswith("Started")]
     assert started[0] == "Started game 1 of 6 (A vs B vs C)" and len(set(started)) == 6
-    assert [len(p) for p in summary.placings] == [6, 6, 6] and sum(summary.wins) == 6
+    assert [sum(p) for p in summary.placings] == [6, 6, 6] and sum(summary.wins) == 6
     assert said[-1].startswith("Placings of A, B, C: firsts ")
     assert all(check_record(r) == [] for r in records)
 
@@ -216,7 +216,7 @@ async def test_an_engine_s_own_time_control_follows_it_to_every_seat() -> None:
              parse_engine_spec(nseat("Slow", "sleep=250") + " tc=0.2+0"))
     records: list[GameRecord] = []
     summary = await run_match(MatchConfig(specs, 3, parse_tc("10+0.1"), gods=THREE), emit=lambda _: None, writer=records)
-    assert summary.placings[2] == [3, 3, 3]  # out on time in each game, whatever its seat
+    assert summary.placings[2] == [0, 0, 3]  # out on time in each game, whatever its seat
     for record in records:
         seat = record.players.index("Slow")
         assert [(e.seat, e.termination) for e in record.eliminations] == [(seat + 1, "time")]

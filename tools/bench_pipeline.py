@@ -26,12 +26,15 @@ nothing is asserted (the machine's load moves the timings).
   real record's text repeated with distinct GameNumber and Round): seconds until its first
   "Started game" line, beside the same match writing a new file (target: under 1 s).
 * ``resume``: ``santorini tournament --resume DIR`` over a folder whose archive holds all but the
-  last two games of a ``--games``-game schedule (archive, SGN and JSON Lines level with each
-  other, as a stopped run leaves them): seconds until the first new "Started game" line, and the
-  process's peak RSS (``VmHWM``, sampled every 50 ms) until then and over the whole run: the two
-  games, then the report, whose first write after a resume renders every block's viewer file
-  (some 10 ms a game here: hours for a million games), so the run is stopped (SIGTERM) after
-  ``--limit`` seconds.  Targets: under 150 MB, under 30 s.
+  last two games of a ``--games``-game schedule, as a stopped run leaves it: archive, SGN and JSON
+  Lines level with each other, the standings snapshot and the report's state ``--lag`` games
+  behind them (they are saved every few seconds), the report's block scripts up to date (its
+  viewer files are stand-ins: what they hold is not read by a resume).  Seconds until the first
+  new "Started game" line, and the process's peak RSS (``VmHWM``, sampled every 50 ms) until then
+  and over the whole run (stopped with SIGTERM after ``--limit`` seconds).  ``--from-scratch``: no
+  snapshot and no report state (a folder of an older version, or both deleted): every game is
+  read and counted, and every block's viewer file rendered before the first new game.  Targets:
+  under 150 MB, under 30 s.
 
 When a run is shorter than 20,000 games the windows shrink to w, a quarter of it (games w+1..2w
 against the last w; RSS from game 2w, the tournament's from game w), so a quick run still prints
@@ -40,7 +43,7 @@ every figure.
     python tools/bench_pipeline.py collector [--games 1000000] [--sprt] [--no-report] [--quick]
     python tools/bench_pipeline.py tournament [--games 100000] [--engine c|python] [--quick]
     python tools/bench_pipeline.py append [--games 1000000] [--quick]
-    python tools/bench_pipeline.py resume [--games 1000000] [--limit 300] [--quick]
+    python tools/bench_pipeline.py resume [--games 1000000] [--lag 1000] [--from-scratch] [--limit 300] [--quick]
 """
 
 from __future__ import annotations
@@ -52,7 +55,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
 
 import bench_referee
@@ -61,12 +64,15 @@ import trio
 from canned import canned_argv
 
 from santorini_server.records import GameRecord, parse_sgn
-from santorini_server.tournament.config import Settings, TournamentConfig, save_settings
+from santorini_server.records.frames import Frame, iter_stream_frames
+from santorini_server.tournament.config import Settings, TournamentConfig, load_settings, save_settings
 from santorini_server.tournament.output import ARCHIVE, RESULTS, SGN, TournamentFiles
 from santorini_server.tournament.report import config_info
 from santorini_server.tournament.report_files import GAMES_DIR, REPORT, ReportWriter
 from santorini_server.tournament.runner import LostGame, run_tournament
 from santorini_server.tournament.schedule import ScheduledGame
+from santorini_server.tournament.scoring import count_game, new_standings
+from santorini_server.tournament.standings_file import DoneGames, SnapshotKeeper
 
 PY = sys.executable
 ROOT = Path(__file__).resolve().parent.parent
@@ -306,7 +312,31 @@ def append(games: int) -> None:
 # --------------------------------------------------------------------------- resume
 
 
-def resume(games: int, limit: float) -> None:
+def stopped_state(run: Path, record: GameRecord, kept: int) -> None:
+    """The standings snapshot and the report (its state and block scripts) of a run's first
+    ``kept`` games, as the run's own writers save them (the viewer files are stand-ins)."""
+    config = TournamentConfig.from_settings(load_settings(run))
+    standings = new_standings(config)
+    done = DoneGames(len(config.schedule))
+
+    def stand_in(records: Sequence[GameRecord], out: Path, *, title: str | None = None) -> None:
+        out.write_text(f"{len(records)} games")
+
+    report = ReportWriter(run, config_info(config, run.name), archive=run / ARCHIVE, viewer=stand_in)
+    report.share_standings(standings)
+    with open(run / ARCHIVE, "rb") as f:
+        frames = (item for item in iter_stream_frames(f.read) if isinstance(item, Frame))
+        for number, frame in zip(range(1, kept + 1), frames, strict=False):
+            game = bench_streaming.numbered(record, str(number))
+            count_game(standings, game, number)
+            done.add(number)
+            report.add(game, number, frame.offset, frame.offset + frame.size)
+            report.settle()
+    report.write_now()
+    SnapshotKeeper(run, config, standings, [], report.offset, done=done, last=kept).write()
+
+
+def resume(games: int, limit: float, lag: int, scratch: bool) -> None:
     games = even(max(games, 4))
     with tempfile.TemporaryDirectory() as tmp:
         record = bench_streaming.real_game(Path(tmp), ROOT)
@@ -319,9 +349,12 @@ def resume(games: int, limit: float) -> None:
         bench_streaming.write_archive(run / ARCHIVE, record, kept)
         bench_streaming.write_sgn(run / SGN, record, kept)
         bench_streaming.write_results(run / RESULTS, record, kept)
+        if not scratch:
+            stopped_state(run, record, max(0, kept - lag))
         made = time.perf_counter() - start
+        state = "no snapshot, no report state" if scratch else f"snapshot and report state {min(lag, kept):,} games behind"
         print(f"resume: folder of {kept:,} finished games of {games:,} ({(run / ARCHIVE).stat().st_size / 1e6:,.0f} MB "
-              f"archive, SGN and JSON Lines level with it; made in {made:.1f} s)")
+              f"archive, SGN and JSON Lines level with it; {state}; made in {made:.1f} s)")
         start = time.perf_counter()
         proc = subprocess.Popen([*CLI, "tournament", "--resume", str(run)], stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, text=True, env=env(), cwd=ROOT)
@@ -404,6 +437,9 @@ def main() -> None:
         if name == "resume":
             part.add_argument("--limit", type=float, default=300.0,
                               help="seconds the resumed run may take before it is stopped (default 300)")
+            part.add_argument("--lag", type=int, default=1000,
+                              help="games the snapshot and the report's state are behind the archive (default 1,000)")
+            part.add_argument("--from-scratch", action="store_true", help="no snapshot and no report state")
         if name == "tournament":
             part.add_argument("--engine", choices=["c", "python"], default="c", help="the canned engine's language")
     args = parser.parse_args()
@@ -417,7 +453,7 @@ def main() -> None:
     elif args.part == "append":
         append(games)
     else:
-        resume(games, args.limit)
+        resume(games, args.limit, args.lag, args.from_scratch)
 
 
 if __name__ == "__main__":

@@ -86,7 +86,8 @@ class MatchSummary:
     """Games each engine won (four seats: its team won), in the order the engines were given."""
     aborted: int = 0
     placings: list[list[int]] = field(default_factory=list)
-    """Each engine's place in every scored game (four seats: its team's, once a game)."""
+    """Per engine, how many scored games it placed 1st, 2nd, 3rd (four seats: its team's place,
+    once a game): counters, whatever the match's length."""
 
 
 def match_games(config: MatchConfig) -> Iterator[ScheduledGame]:
@@ -119,7 +120,7 @@ async def run_match(
     specs = config.specs
     seats = config.seats
     orders = seat_orders(seats, len(specs))  # refused before anything starts
-    summary = MatchSummary(wins=[0] * len(specs), placings=[[] for _ in specs])
+    summary = MatchSummary(wins=[0] * len(specs), placings=[[0, 0, 0] for _ in specs])
     players = specs * (seats // len(specs))  # four seats, two engines: a process per seat
 
     async def prepare(source: EngineSource) -> None:
@@ -183,16 +184,17 @@ def _count(
     for seat, p in enumerate(order):
         places.setdefault(p % engines, outcome.placings[seat])
     for k, place in sorted(places.items()):
-        summary.placings[k].append(place)
+        summary.placings[k][place - 1] += 1
         summary.wins[k] += place == 1
 
 
 def format_placings_line(names: list[str], placings: list[list[int]]) -> str:
-    """The closing line of a match of more than two engines: firsts and mean place of each,
-    e.g. ``Placings of A, B, C: firsts 3, 2, 1; mean place 1.67, 2.00, 2.33 (6 games)``."""
-    firsts = ", ".join(str(p.count(1)) for p in placings)
-    means = ", ".join(f"{sum(p) / len(p):.2f}" if p else "n/a" for p in placings)
-    games = max((len(p) for p in placings), default=0)
+    """The closing line of a match of more than two engines from each one's count of each place
+    (:attr:`MatchSummary.placings`): firsts and mean place of each, e.g. ``Placings of A, B, C:
+    firsts 3, 2, 1; mean place 1.67, 2.00, 2.33 (6 games)``."""
+    firsts = ", ".join(str(p[0]) for p in placings)
+    means = ", ".join(f"{sum(k * c for k, c in enumerate(p, 1)) / sum(p):.2f}" if sum(p) else "n/a" for p in placings)
+    games = max((sum(p) for p in placings), default=0)
     return f"Placings of {', '.join(names)}: firsts {firsts}; mean place {means} ({games} games)"
 
 

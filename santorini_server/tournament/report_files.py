@@ -371,6 +371,7 @@ class _Job:
         with atomic_file(writer.directory / REPORT) as f:
             f.write(html)
         if writer.archive is not None:
+            (writer.directory / GAMES_DIR).mkdir(parents=True, exist_ok=True)
             state = _State(_FORMAT, writer._key(), offset, archive_anchor(writer.archive, offset), chart, terminations,
                            blocks)
             with atomic_file(writer.directory / GAMES_DIR / STATE) as f:
