@@ -230,12 +230,13 @@ def test_games_from_skips_the_done_lazily_and_counts_the_rest(container: str) ->
     assert list(pending) == [g for g in schedule if g.number not in finished]
     assert len(schedule.games_from(DoneGames(len(schedule)))) == 96  # nothing done: nothing counted
     # the iteration reads ``done`` as it goes (the runner adds each game as its record comes back)
-    growing: set[int] = set()
+    growing: Any = DoneGames(len(schedule)) if container == "bitset" else set()
+    growing.add(96)  # something done: the bitset lists the numbers missing
     seen = []
     for game in schedule.games_from(growing):
         seen.append(game.number)
         growing.add(game.number + 1)  # the next one is declared done before it is reached
-    assert seen == list(range(1, 97, 2))
+    assert seen == list(range(1, 96, 2))
 
 
 def _peak_while(run: Callable[[], object]) -> int:

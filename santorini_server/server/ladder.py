@@ -29,7 +29,6 @@ cancelled (not recorded).
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -41,7 +40,7 @@ import trio
 
 from ..adjudicator import GameSetup, TimeControl, parse_tc
 from ..records import ArchiveWriter, GameRecord
-from ..records.frames import CorruptFrame, Frame, iter_frames
+from ..records.frames import CorruptFrame
 from ..referee.engine_spec import EngineSpec, parse_engine_spec
 from ..referee.slots import EnginePool
 from ..referee.sources import PoolSource, play
@@ -104,36 +103,10 @@ def seat_order(a: str, b: str, met: int) -> tuple[str, str]:
     return (first, second) if met % 2 == 0 else (second, first)
 
 
-class _TailWriter(ArchiveWriter):
-    """The archive writer, whose check on open (a frame left half-written is cut off) reads from
-    byte ``start`` on: a frame indexed there is intact, and anything a crash left is after it.
-    ``count`` and ``damage`` are then those of that tail."""
-
-    def __init__(self, path: Path, start: int) -> None:
-        self.start = start
-        super().__init__(path)
-
-    def _recover(self) -> None:
-        if not self.start:
-            super()._recover()
-            return
-        self.recovered = None
-        self.count = 0
-        damage: list[CorruptFrame] = []
-        for item in iter_frames(self._read(self.start, max(0, self._size() - self.start))):
-            if isinstance(item, Frame):
-                self.count += 1
-            else:
-                damage.append(dataclasses.replace(item, offset=item.offset + self.start))
-        self.damage = tuple(damage)
-        if damage and damage[-1].truncated:
-            self.recovered = damage[-1]
-            self._truncate(damage[-1].offset)
-
-
 class LadderFiles(IndexedFiles):
     """The ladder's archive, appended (fsync'd) and indexed game by game; opened without reading
-    its games, from ``start``, the last indexed frame (see :class:`_TailWriter`)."""
+    its games, from ``start``, the end of the last indexed frame (the archive writer checks only
+    what follows it)."""
 
     def __init__(self, directory: Path, store: AsyncStore, run_id: int, *, start: int = 0, **kwargs: Any) -> None:
         super().__init__(directory, store, run_id, **kwargs)
@@ -143,7 +116,7 @@ class LadderFiles(IndexedFiles):
         """Open for appending; no games are returned (the store's index has them), and the damage
         found is the tail's."""
         self.directory.mkdir(parents=True, exist_ok=True)
-        self._archive = _TailWriter(self.directory / ARCHIVE, self.start)
+        self._archive = ArchiveWriter(self.directory / ARCHIVE, start=self.start)
         for name in (SGN, RESULTS):  # an earlier version's, which would miss every game from now on
             (self.directory / name).unlink(missing_ok=True)
         return [], list(self._archive.damage)

@@ -81,7 +81,7 @@ class TournamentFiles:
         """
         self.directory.mkdir(parents=True, exist_ok=True)
         archive_path = self.directory / ARCHIVE
-        self._archive = ArchiveWriter(archive_path)  # first: another referee's lock is refused here
+        self._archive = ArchiveWriter(archive_path, start=since)  # first: another referee's lock is refused here
         # the derived files are rebuilt from the archive on resume: no fsync per game for them
         sgn = _opened(SgnWriter, self.directory / SGN)
         results = _opened(ResultsWriter, self.directory / RESULTS)

@@ -26,7 +26,7 @@ import math
 import os
 import sys
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -80,6 +80,19 @@ class DoneGames:
     def bits(self) -> bytes:
         """A copy of the bits (bit ``n % 8`` of byte ``n // 8`` is game ``n``)."""
         return bytes(self._bits)
+
+    def missing(self, total: int) -> Iterator[int]:
+        """The numbers 1..``total`` not done, ascending (a byte of eight games done is skipped
+        whole), read as the iteration reaches them."""
+        bits = self._bits
+        for byte in range(min(len(bits), total // 8 + 1)):
+            if bits[byte] == 0xFF:
+                continue
+            for bit in range(8):
+                number = byte * 8 + bit
+                if 1 <= number <= total and not bits[byte] >> bit & 1:
+                    yield number
+        yield from range(max(1, 8 * len(bits)), total + 1)
 
 
 class SnapshotError(ValueError):
