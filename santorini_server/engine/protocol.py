@@ -28,7 +28,7 @@ from types import TracebackType
 import trio
 
 from ..records.analysis import Score
-from ..referee.channel import EngineFailure, EngineInfo
+from ..referee.channel import EngineChannel, EngineFailure, EngineInfo
 from ..referee.engine import HANDSHAKE_TIMEOUT, STOP_TIMEOUT, Engine
 from ..referee.engine_spec import EngineSpec, parse_engine_spec
 from ..rules import Position
@@ -375,7 +375,7 @@ async def popen(
     engine_spec = _spec_of(spec)
     arrived: deque[str] = deque(maxlen=ARRIVED_LINES)
 
-    def tap(_name: str, direction: str, line: str) -> None:
+    def tap(_at: float, direction: str, line: str) -> None:
         if direction == "<<":
             arrived.append(line)
 
@@ -383,10 +383,13 @@ async def popen(
     # ValueError or EngineError, never an ExceptionGroup around it.
     raised: Exception | None = None
     async with trio.open_nursery() as nursery:
+        channel: EngineChannel | None = None
         try:
-            engine = await Engine.start(nursery, engine_spec, io_log=tap, handshake_timeout=handshake_timeout)
+            channel = await EngineChannel.open(nursery, engine_spec, tap=tap)
+            engine = await Engine.attach(channel, handshake_timeout=handshake_timeout)
         except EngineFailure as exc:
-            raised = EngineError(exc.kind, exc.detail, arrived=tuple(arrived))
+            tail = "" if channel is None else channel.stderr_tail()
+            raised = EngineError(exc.kind, exc.detail, stderr_tail=tail, arrived=tuple(arrived))
         else:
             api = AsyncEngine(engine, arrived)
             try:
