@@ -187,3 +187,16 @@ def test_limit_becomes_go() -> None:
     go = Limit(clocks=(60.0, 30.5), incs=(1.0, 1.0), depth=4).go()
     assert (go.p1time, go.p2time, go.p1inc, go.depth, go.movetime) == (60000, 30500, 1000, 4, None)
     assert Limit().go().infinite and Limit().infinite
+
+
+def test_turns_checked_for_the_last_call_are_not_trusted_blindly() -> None:
+    with SimpleEngine.popen("random") as engine:
+        first = engine.play("startpos", Limit(depth=1))
+        assert first.turn is not None
+        second = engine.play("startpos", Limit(depth=1), moves=[first.turn])
+        assert second.turn is not None
+        with pytest.raises(ValueError, match="illegal turn"):
+            engine.play("startpos", Limit(depth=1), moves=[first.turn, first.turn])  # a placement twice
+        with pytest.raises(ValueError, match="malformed turn"):
+            engine.play("startpos", Limit(depth=1), moves=["x", second.turn])  # a different first turn
+        assert engine.play("startpos", Limit(depth=1), moves=[first.turn, second.turn]).turn is not None

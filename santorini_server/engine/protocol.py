@@ -32,7 +32,7 @@ from ..referee.channel import EngineChannel, EngineFailure, EngineInfo
 from ..referee.engine import HANDSHAKE_TIMEOUT, STOP_TIMEOUT, Engine
 from ..referee.engine_spec import EngineSpec, parse_engine_spec
 from ..rules import Position
-from ..sei import BestMove, Info, PositionCommand, Resign, SetOption, Stop
+from ..sei import BestMove, Go, Info, PositionCommand, Resign, SetOption, Stop
 from ..sei import EngineError as EngineErrorLine
 from ..sei.errors import SeiProtocolError
 from .types import AnalysisInfo, EngineError, EngineTerminated, Limit, PlayResult
@@ -58,6 +58,10 @@ class AsyncEngine:
         self._parsed: tuple[str, Position, str | None] | None = None
         """The last position text, its Position and the SPS sent for it (a script asks about one
         position many times)."""
+        self._go: tuple[Limit, Go] | None = None
+        self._unbounded = trio.CancelScope()
+        self._line: tuple[Position, tuple[str, ...], tuple[str, ...], Position] | None = None
+        """The last call's start, turns as given, turns as sent and the position they reach."""
         self._closed = False
 
     @property
@@ -93,37 +97,54 @@ class AsyncEngine:
 
     # -- positions -----------------------------------------------------------------------------
 
+    def _start(self, position: str | Position) -> tuple[Position, str | None]:
+        """The start position and the SPS sent for it (None: ``startpos``)."""
+        if isinstance(position, Position):
+            return position, position.sps()
+        cached = self._parsed
+        if cached is not None and cached[0] == position:
+            return cached[1], cached[2]
+        text = position.strip()
+        if text == "startpos":
+            start, sent = Position.start(), None
+        else:
+            start = Position.from_sps(text)
+            sent = start.sps()
+        self._parsed = (position, start, sent)
+        return start, sent
+
     def _position(self, position: str | Position, moves: Sequence[str]) -> tuple[Position, PositionCommand]:
         """The position searched and the ``position`` command for it; ValueError (one line) for a
-        position SEI may not send (malformed, illegal turns, game over, no legal turn)."""
-        sent: str | None
-        if isinstance(position, Position):
-            start, sent = position, position.sps()
+        position SEI may not send (malformed, illegal turns, game over, no legal turn).
+
+        A game played through the API sends the same start with one more turn each time, so the
+        turns already checked for the last call are not checked again (python-chess keeps its
+        board's move stack the same way); only the new ones are."""
+        start, sent = self._start(position)
+        moves = tuple(moves)
+        line = self._line
+        if line is not None and line[0] is start and moves[: len(line[1])] == line[1]:
+            done, canonical, pos = len(line[1]), list(line[2]), line[3]
         else:
-            cached = self._parsed
-            if cached is not None and cached[0] == position:
-                start, sent = cached[1], cached[2]
-            else:
-                text = position.strip()
-                if text == "startpos":
-                    start, sent = Position.start(), None
-                else:
-                    start = Position.from_sps(text)
-                    sent = start.sps()
-                self._parsed = (position, start, sent)
-        pos = start
-        canonical: list[str] = []
-        for i, turn in enumerate(moves):
-            t = pos.play(turn)
-            if t.win and i < len(moves) - 1:
-                raise ValueError(f"turn {i + 1} ({t.stn}) wins the game ({t.termination}); no turn may follow")
+            done, canonical, pos = 0, [], start
+        for i in range(done, len(moves)):
+            t = pos.play(moves[i])
             canonical.append(t.stn)
             pos = t.position
             if t.win:
+                if i < len(moves) - 1:
+                    raise ValueError(f"turn {i + 1} ({t.stn}) wins the game ({t.termination}); no turn may follow")
                 raise ValueError(f"the game is over: {t.stn} wins it ({t.termination})")
+            while pos.nseats == 3 and pos.is_lost():  # the seat is eliminated, as the referee rules
+                nxt = pos.eliminate()
+                if nxt is None:
+                    break
+                pos = nxt
         if pos.is_lost():
             raise ValueError(f"seat {pos.player} has no legal turn in {pos.sps()}: the game is over, nothing to search")
-        return pos, PositionCommand.unchecked(sent, tuple(canonical))
+        sent_moves = tuple(canonical)
+        self._line = (start, moves, sent_moves, pos)
+        return pos, PositionCommand.unchecked(sent, sent_moves)
 
     async def _ready(self, pos: Position, game: object) -> Engine:
         """``newgame`` when the gods or the caller's ``game`` key changed since the last search."""
@@ -185,15 +206,28 @@ class AsyncEngine:
             ValueError: a bad position or limit (nothing was sent).
             EngineError: the engine failed; it cannot be used again.
         """
-        go = limit.go()
+        last = self._go
+        if last is not None and last[0] == limit:
+            go = last[1]  # a script's limit is usually the same every call (go() costs 20 us)
+        else:
+            go = limit.go()
+            self._go = (limit, go)
         if go.infinite:
             raise ValueError("play needs a limit (time, depth, nodes or clocks): an infinite search never answers")
         pos, command = self._position(position, moves)
         engine = await self._ready(pos, game)
-        allowance = math.inf if timeout is None else timeout
+        if timeout is None:
+            # No deadline: think() only ever arms its scope at infinity, so one scope that is never
+            # entered serves every call (entering and leaving a scope costs about 10 us a turn).
+            try:
+                reply = await engine.think(command, go, deadline=self._unbounded, allowance=math.inf)
+            except EngineFailure as exc:
+                raise self._error(exc) from None
+            info = None if reply.info is None else AnalysisInfo.of(reply.info)
+            return PlayResult(reply.turn, info, reply.elapsed)
         with trio.CancelScope() as deadline:
             try:
-                reply = await engine.think(command, go, deadline=deadline, allowance=allowance)
+                reply = await engine.think(command, go, deadline=deadline, allowance=timeout)
             except EngineFailure as exc:
                 raise self._error(exc) from None
         if deadline.cancelled_caught:
