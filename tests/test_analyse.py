@@ -9,11 +9,12 @@ import sys
 import time
 from pathlib import Path
 
+import msgspec
 import pytest
 from click.testing import CliRunner
 
 from santorini_server.cli import main
-from santorini_server.records import iter_records, parse_sgn
+from santorini_server.records import GameRecord, format_sgn, iter_records, parse_sgn
 from santorini_server.records.analysis import (
     MARKS,
     Score,
@@ -166,6 +167,7 @@ def test_ctrl_c_keeps_the_finished_games_and_a_rerun_continues(games: dict[str, 
         (["{two}", "-e", "greedy", "--out", "{two}"], "is the input file"),
         (["{two}", "-e", "greedy", "--out", "{three}"], "holds games that are not this analysis's"),
         (["{two}", "-e", "cmd=/nonexistent/bot", "--out", "o.sgn"], "could not be started"),
+        (["{two}", "-e", "cmd=/nonexistent/bot", "--jobs", "2", "--out", "o.sgn"], "could not be started"),
     ],
 )
 def test_bad_input_is_one_line_and_a_failing_status(
@@ -177,3 +179,23 @@ def test_bad_input_is_one_line_and_a_failing_status(
     lines = result.stderr.strip().splitlines()
     assert message in result.stderr and "Traceback" not in result.stderr
     assert len([line for line in lines if line.startswith("Error")]) == 1
+
+
+def test_an_engine_that_fails_midway_names_the_game_and_keeps_those_before(games: dict[str, Path], tmp_path: Path) -> None:
+    first_game = len(parse_sgn(games["two"].read_text())[0].turns)
+    crashing = f"cmd={PY} arg=-m arg=tests.gallery.instant arg=crash={first_game + 3} dir={ROOT} name=crashing"
+    out = tmp_path / "a.sgn"
+    result = cli("analyse", games["two"], "-e", crashing, "--out", out)
+    assert result.returncode == 1
+    assert "Error: game 2: crashing failed: crash" in result.stderr and "Traceback" not in result.stderr
+    assert len(parse_sgn(out.read_text())) == 1
+
+
+def test_a_record_that_does_not_replay_is_named(games: dict[str, Path], tmp_path: Path) -> None:
+    record = parse_sgn(games["two"].read_text())[0]
+    turns = list(record.turns)
+    turns[2] = msgspec.structs.replace(turns[2], turn="a1-a2+a3")
+    bad = tmp_path / "bad.sgn"
+    bad.write_text(format_sgn(GameRecord(record.tags, tuple(turns))))
+    result = cli("analyse", bad, "-e", "greedy", "--out", tmp_path / "o.sgn")
+    assert result.returncode == 1 and "game 1 cannot be analysed: turn 3 (2. a1-a2+a3): illegal turn" in result.stderr

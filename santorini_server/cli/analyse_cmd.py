@@ -17,6 +17,7 @@ import sys
 import time
 from collections.abc import Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
 import click
@@ -82,6 +83,7 @@ def _results(
         finally:
             engine.quit()
         return
+    _start_engine(spec).quit()  # a spec that cannot start fails here, in one line, not in every worker
     with ProcessPoolExecutor(jobs, initializer=_start_worker, initargs=(spec, limit, scale)) as pool:
         pending: collections.deque[Future[GameRecord]] = collections.deque()
         todo = iter(games)
@@ -261,6 +263,9 @@ def analyse(
         except _GameFailed as exc:
             progress.end()
             raise click.ClickException(str(exc)) from None
+        except BrokenProcessPool as exc:
+            progress.end()
+            raise click.ClickException(f"a worker process ended unexpectedly: {exc}") from None
         except KeyboardInterrupt:
             progress.end()
             click.echo(f"interrupted: {len(written)} of {len(games)} games are in {out}; "

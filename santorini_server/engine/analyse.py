@@ -94,8 +94,11 @@ def analyse_record(
         EngineError: the engine failed.
     """
     replay = replay_record(record)
-    if not replay.complete or replay.problems:
-        raise ValueError(str(replay.problems[0]) if replay.problems else "the record does not replay")
+    if replay.problems:
+        p = replay.problems[0]
+        raise ValueError(p.reason if p.turn_index is None else f"turn {p.turn_index} ({p.move}): {p.reason}")
+    if not replay.complete:
+        raise ValueError("the record does not replay")
     positions, transitions = replay.positions, replay.transitions
     n = len(transitions)
     game = object()  # one newgame per record
