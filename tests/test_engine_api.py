@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 import textwrap
+import threading
 from pathlib import Path
 
 import pytest
@@ -200,3 +201,20 @@ def test_turns_checked_for_the_last_call_are_not_trusted_blindly() -> None:
         with pytest.raises(ValueError, match="malformed turn"):
             engine.play("startpos", Limit(depth=1), moves=["x", second.turn])  # a different first turn
         assert engine.play("startpos", Limit(depth=1), moves=[first.turn, second.turn]).turn is not None
+
+
+def test_a_simple_engine_serves_calls_from_several_threads_one_at_a_time() -> None:
+    legal = set(Position.from_sps(PLACED).legal_turns())
+    found: list[str | None] = []
+    with SimpleEngine.popen("greedy") as engine:
+
+        def work() -> None:
+            for _ in range(10):
+                found.append(engine.play(PLACED, Limit(depth=1)).turn)
+
+        threads = [threading.Thread(target=work) for _ in range(3)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    assert len(found) == 30 and set(found) <= legal

@@ -1,8 +1,9 @@
 """The synchronous engine API: :class:`SimpleEngine`, for plain scripts and notebooks.
 
 It runs the async API (:mod:`.protocol`) in a thread of its own with its own trio loop, and every
-method hands its call to that loop (``trio.from_thread.run``) and waits: the caller needs no
-event loop, and one already running (a notebook's asyncio) is not disturbed.  The engine, its
+method hands its call to that loop (one serving task, woken through ``run_sync_soon``) and
+waits: the caller needs no event loop, and one already running (a notebook's asyncio) is not
+disturbed.  The engine, its
 channel and its failures are exactly those of :class:`~.protocol.AsyncEngine`.
 """
 
@@ -26,6 +27,12 @@ __all__ = ["SimpleEngine", "SimpleAnalysis"]
 
 T = TypeVar("T")
 
+async def _stop() -> None:
+    """The call that ends the engine's thread (its serving task returns)."""
+
+
+_STOP = _stop
+
 #: How long ``close`` waits for the engine's thread (the shutdown itself is bounded by the process layer).
 _JOIN_TIMEOUT = 30.0
 
@@ -38,9 +45,20 @@ class SimpleEngine:
         self._handshake_timeout = handshake_timeout
         self._engine: AsyncEngine | None = None
         self._token: trio.lowlevel.TrioToken | None = None
-        self._done: trio.Event | None = None
+        self._server: trio.lowlevel.Task | None = None
+        self._parked = False
+        self._closed = False
         self._started = threading.Event()
         self._failure: BaseException | None = None
+        self._calls = threading.Lock()
+        """One call at a time (from any thread)."""
+        self._request: tuple[Callable[..., Awaitable[Any]], tuple[Any, ...], dict[str, Any]] | None = None
+        self._result: tuple[bool, Any] = (True, None)
+        self._reply = threading.Lock()
+        """Held while a call waits; the engine's thread releases it when the answer is in ``_result``."""
+        self._reply.acquire()
+        self._outstanding = False
+        """A call was handed over and its answer not yet taken (the caller was interrupted)."""
         self._thread = threading.Thread(target=self._run, name=f"engine {spec.name}", daemon=True)
 
     @classmethod
@@ -66,24 +84,71 @@ class SimpleEngine:
             if not self._started.is_set():
                 self._failure = exc
         finally:
+            self._closed = True
             self._started.set()
+            if self._outstanding and self._request is not None:  # a call the loop will never answer
+                self._request = None
+                self._result = (False, EngineTerminated("closed", f"{self._spec.name}'s event loop ended"))
+                self._reply.release()
 
     async def _serve(self) -> None:
+        """The engine's thread: one task that runs each call handed over, in turn.
+
+        A call is handed over without a task of its own (``trio.from_thread.run`` spawns one per
+        call and costs about 180 us a hop): the caller stores it, wakes this task through
+        ``run_sync_soon`` and blocks on a lock this task releases with the answer."""
         async with popen(self._spec, handshake_timeout=self._handshake_timeout) as engine:
             self._engine = engine
             self._token = trio.lowlevel.current_trio_token()
-            self._done = trio.Event()
+            self._server = trio.lowlevel.current_task()
             self._started.set()
-            await self._done.wait()
+            while True:
+                if self._request is None:
+                    self._parked = True
+                    await trio.lowlevel.wait_task_rescheduled(lambda _: trio.lowlevel.Abort.SUCCEEDED)
+                request = self._request
+                if request is None or request[0] is _STOP:
+                    self._request = None
+                    self._result = (True, None)
+                    self._reply.release()
+                    return
+                fn, args, kwargs = request
+                try:
+                    self._result = (True, await fn(*args, **kwargs))
+                except Exception as exc:
+                    self._result = (False, exc)
+                finally:
+                    self._request = None
+                    self._reply.release()
+
+    def _kick(self) -> None:
+        """In the engine's thread: wake the serving task for the call just handed over."""
+        if self._parked and self._server is not None:
+            self._parked = False
+            trio.lowlevel.reschedule(self._server)
 
     def _call(self, fn: Callable[..., Awaitable[T]], *args: Any, **kwargs: Any) -> T:
-        if self._engine is None or self._done is None or self._done.is_set() or not self._thread.is_alive():
-            raise EngineTerminated("closed", f"{self._spec.name} was closed (quit)")
-
-        async def call() -> T:
-            return await fn(*args, **kwargs)
-
-        return trio.from_thread.run(call, trio_token=self._token)
+        with self._calls:
+            if self._outstanding:  # an earlier call was interrupted (Ctrl-C): let it finish first
+                self._reply.acquire()
+                self._outstanding = False
+            if self._closed or self._token is None or not self._thread.is_alive():
+                raise EngineTerminated("closed", f"{self._spec.name} was closed (quit)")
+            self._request = (fn, args, kwargs)
+            self._outstanding = True
+            try:
+                self._token.run_sync_soon(self._kick)
+            except trio.RunFinishedError:
+                self._request = None
+                self._outstanding = False
+                raise EngineTerminated("closed", f"{self._spec.name} was closed (quit)") from None
+            self._reply.acquire()
+            self._outstanding = False
+            ok, value = self._result
+            self._result = (True, None)
+            if ok:
+                return value
+            raise value
 
     @property
     def _api(self) -> AsyncEngine:
@@ -129,17 +194,13 @@ class SimpleEngine:
 
     def quit(self) -> None:
         """Close the engine (``quit``, then the bounded shutdown) and its thread.  Idempotent."""
-        if self._engine is not None and self._done is not None and self._thread.is_alive():
-            engine, done = self._engine, self._done
-
-            async def close() -> None:
-                await engine.quit()
-                done.set()
-
+        if not self._closed and self._engine is not None and self._thread.is_alive():
             try:
-                trio.from_thread.run(close, trio_token=self._token)
-            except trio.RunFinishedError:
+                self._call(self._engine.quit)
+                self._call(_stop)
+            except EngineTerminated:
                 pass
+            self._closed = True
         self._thread.join(_JOIN_TIMEOUT)
 
     def stderr_tail(self) -> str:
