@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import signal
+import subprocess
 import sys
 import textwrap
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -218,3 +221,19 @@ def test_a_simple_engine_serves_calls_from_several_threads_one_at_a_time() -> No
         for t in threads:
             t.join()
     assert len(found) == 30 and set(found) <= legal
+
+
+def test_ctrl_c_during_a_search_ends_the_script_and_its_engine_at_once(tmp_path: Path) -> None:
+    script = tmp_path / "long.py"
+    script.write_text(textwrap.dedent("""
+        from santorini_server.engine import Limit, SimpleEngine
+        with SimpleEngine.popen("alphabeta") as engine:
+            print(engine.id.name, flush=True)
+            engine.play("startpos", Limit(depth=30))
+    """))
+    proc = subprocess.Popen([PY, str(script)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert proc.stdout is not None and proc.stdout.readline().strip() == "AlphaBeta"
+    time.sleep(0.3)  # the search is under way
+    proc.send_signal(signal.SIGINT)
+    _, stderr = proc.communicate(timeout=30)  # a depth-30 search would take hours
+    assert "KeyboardInterrupt" in stderr and proc.returncode != 0

@@ -48,6 +48,8 @@ class SimpleEngine:
         self._server: trio.lowlevel.Task | None = None
         self._parked = False
         self._closed = False
+        self._scope = trio.CancelScope()
+        """The running call's scope: ``quit`` after an interrupted call cancels it."""
         self._started = threading.Event()
         self._failure: BaseException | None = None
         self._calls = threading.Lock()
@@ -114,9 +116,13 @@ class SimpleEngine:
                     return
                 fn, args, kwargs = request
                 try:
-                    self._result = (True, await fn(*args, **kwargs))
-                except Exception as exc:
-                    self._result = (False, exc)
+                    with trio.CancelScope() as self._scope:
+                        try:
+                            self._result = (True, await fn(*args, **kwargs))
+                        except Exception as exc:
+                            self._result = (False, exc)
+                    if self._scope.cancelled_caught:
+                        self._result = (False, EngineTerminated("closed", f"{self._spec.name}: the call was interrupted"))
                 finally:
                     self._request = None
                     self._reply.release()
@@ -195,6 +201,11 @@ class SimpleEngine:
     def quit(self) -> None:
         """Close the engine (``quit``, then the bounded shutdown) and its thread.  Idempotent."""
         if not self._closed and self._engine is not None and self._thread.is_alive():
+            if self._outstanding and self._token is not None:  # Ctrl-C during a call: end that call now
+                try:
+                    self._token.run_sync_soon(self._scope.cancel)
+                except trio.RunFinishedError:
+                    pass
             try:
                 self._call(self._engine.quit)
                 self._call(_stop)
