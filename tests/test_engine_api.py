@@ -237,3 +237,14 @@ def test_ctrl_c_during_a_search_ends_the_script_and_its_engine_at_once(tmp_path:
     proc.send_signal(signal.SIGINT)
     _, stderr = proc.communicate(timeout=30)  # a depth-30 search would take hours
     assert "KeyboardInterrupt" in stderr and proc.returncode != 0
+
+
+async def test_commands_during_a_running_analysis_are_refused_without_breaking_the_engine() -> None:
+    async with popen("alphabeta") as engine:
+        async with engine.analysis(PLACED) as stream:
+            with pytest.raises(ValueError, match="busy"):
+                await engine.play(PLACED, Limit(depth=1))
+            with pytest.raises(ValueError, match="busy"):
+                await engine.configure({"Hash": 64})
+            await stream.stop()
+        assert (await engine.play(PLACED, Limit(depth=1))).turn is not None

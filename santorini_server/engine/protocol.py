@@ -32,7 +32,7 @@ from ..referee.channel import EngineChannel, EngineFailure, EngineInfo
 from ..referee.engine import HANDSHAKE_TIMEOUT, STOP_TIMEOUT, Engine
 from ..referee.engine_spec import EngineSpec, parse_engine_spec
 from ..rules import Position
-from ..sei import BestMove, Go, Info, PositionCommand, Resign, SetOption, Stop
+from ..sei import IDLE, BestMove, Go, Info, PositionCommand, Resign, SetOption, Stop
 from ..sei import EngineError as EngineErrorLine
 from ..sei.errors import SeiProtocolError
 from .types import AnalysisInfo, EngineError, EngineTerminated, Limit, PlayResult
@@ -95,6 +95,14 @@ class AsyncEngine:
             )
         return self._engine
 
+    def _idle(self) -> Engine:
+        """:meth:`_usable`, and not searching: a command the codec would refuse breaks the engine,
+        so it is refused here first (ValueError)."""
+        engine = self._usable()
+        if engine.conn.state is not IDLE:
+            raise ValueError(f"{self.name} is busy (a search is running): stop the analysis first")
+        return engine
+
     # -- positions -----------------------------------------------------------------------------
 
     def _start(self, position: str | Position) -> tuple[Position, str | None]:
@@ -148,7 +156,7 @@ class AsyncEngine:
 
     async def _ready(self, pos: Position, game: object) -> Engine:
         """``newgame`` when the gods or the caller's ``game`` key changed since the last search."""
-        engine = self._usable()
+        engine = self._idle()
         if pos.gods != self._gods or game is not self._game:
             if not engine.supports(pos.gods):
                 raise ValueError(
@@ -172,7 +180,7 @@ class AsyncEngine:
         Raises:
             ValueError: an option the engine did not announce, or a value SEI cannot send.
         """
-        engine = self._usable()
+        engine = self._idle()
         commands = []
         for name, value in options.items():
             if name not in engine.info.options:
