@@ -232,6 +232,7 @@ def analyse(
     player an accuracy.  `replay` and `replay --html` show them.  Interrupted (Ctrl-C), the same
     command continues where it stopped.
 
+    \b
     Example:
       santorini analyse games.sgn --engine alphabeta --depth 3 --jobs 2 --out analysed.sgn
     """
