@@ -16,7 +16,7 @@ SLOW_MODULES = frozenset({
     "tests.test_hostile", "tests.test_oracle", "tests.test_oracle_cross", "tests.test_pool", "tests.test_server_bot_cli",
     "tests.test_server_dask", "tests.test_server_gateway", "tests.test_server_remote_runs", "tests.test_server_serve",
     "tests.test_tournament", "tests.test_tournament_nseat", "tests.test_viewer_browser", "tests.test_report_browser",
-    "tests.test_ladder_pool", "tests.test_ladder_start", "tests.test_bench_pipeline_smoke",
+    "tests.test_ladder_pool", "tests.test_ladder_start", "tests.test_bench_pipeline_smoke", "tests.test_analysis_browser",
 })
 """The modules that take longest (real daemons, browsers, Dask clusters, full tournaments)."""
 

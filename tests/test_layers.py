@@ -64,6 +64,8 @@ LAYERS: dict[str, Layer] = {
     "backends": _layer(
         "rules termination records stats adjudicator process referee tournament", "trio structlog dask distributed"
     ),
+    # the public engine API (scripts, notebooks, santorini analyse) over the referee's engine channel
+    "engine": _layer("rules sei termination records adjudicator process referee", "trio structlog msgspec"),
     # the daemon plays runs with the tournament runner and serves the job API (Starlette on Hypercorn)
     "server": _layer(
         "rules sei termination records stats adjudicator process referee tournament viewer",
@@ -77,7 +79,7 @@ LAYERS: dict[str, Layer] = {
     ),
     "cli": _layer(
         "rules sei termination records stats adjudicator process referee check tournament backends render viewer server "
-        "dashboard",
+        "dashboard engine",
         "click trio structlog httpx",
     ),
 }

@@ -23,6 +23,7 @@ _COMMANDS: dict[str, tuple[str, str, str]] = {
     "check": ("check_cmd", "check", "Test an engine's SEI compliance, one line per check."),
     "replay": ("replay_cmd", "replay", "List, check or replay the games of an SGN file or msgpack archive."),
     "report": ("report_cmd", "report", "Write report.html (standings, chart, every game viewable) for records."),
+    "analyse": ("analyse_cmd", "analyse", "Score every turn of recorded games with an engine; write them annotated."),
     "convert": ("replay_cmd", "convert", "Convert game records between SGN and msgpack, losslessly."),
     "play": ("play_cmd", "play", "Play an engine yourself, in the terminal."),
     "tournament": ("tournament_cmd", "tournament", "Run a tournament (no arguments: the bundled engines)."),

@@ -20,7 +20,11 @@ unpacks it to exactly this):
 * ``t``: one dict per turn: ``s`` canonical STN, ``l`` its move number (``12...``), ``seat``,
   telemetry ``ms``/``clock``/``score``/``depth``/``nodes`` (``clock``: the mover's clock after
   the turn, from the TimeControl tag and the times used), ``win`` (a winning turn's termination),
-  ``out`` (the eliminations right after it, in words) and ``a`` the annotation: ``place`` (the
+  ``out`` (the eliminations right after it, in words), for a turn an engine analysed
+  (``santorini analyse``, ``records.analysis``) ``ev`` the mover's win probability after it in
+  percent, ``eb``/``ea`` the scores before/after, ``loss``, ``mk`` the mark and ``best`` with
+  ``bm`` (the engine's best turn and its marks, when it is not the turn played), and ``a`` the
+  annotation: ``place`` (the
   squares placed), ``mv`` (``[from, to, kind]``, kind ``move`` for the mover's steps, ``forced``
   for Apollo's and the Minotaur's victims), ``bd`` (``[square, kind]``, kind ``block``, ``dome``,
   ``atlas`` (a dome below level 3), ``double`` (Hephaestus' two blocks), ``pre`` (Prometheus'
@@ -36,9 +40,10 @@ from typing import Any
 
 from ..adjudicator.clock import Clock, parse_tc
 from ..adjudicator.outcome import Outcome
+from ..records.analysis import ANALYSIS_TAG, DEFAULT_SCALE, parse_annotation
 from ..records.game import GameRecord
 from ..records.replay import ReplayResult, replay_record, turn_labels
-from ..rules import Position, Transition, parse_stn
+from ..rules import NotationError, Position, Transition, parse_stn
 from ..rules.squares import NEIGHBOURS, PUSH_TARGET, parse_square, square_name
 
 __all__ = [
@@ -47,6 +52,7 @@ __all__ = [
     "board_text",
     "position_data",
     "annotation",
+    "analysis_scale",
     "game_data",
     "games_data",
     "decode_board",
@@ -198,9 +204,40 @@ def _clocks(record: GameRecord) -> list[Clock] | None:
     return [Clock(tc) for _ in range(record.nseats)]
 
 
+def analysis_scale(record: GameRecord) -> float:
+    """The ``scale=`` of the record's Analysis tag (how its scores become win probabilities)."""
+    for word in (record.tag(ANALYSIS_TAG) or "").split():
+        name, _, value = word.partition("=")
+        if name == "scale":
+            try:
+                scale = float(value)
+            except ValueError:
+                break
+            if scale > 0 and scale != float("inf"):
+                return scale
+    return DEFAULT_SCALE
+
+
+def _analysis_data(entry: dict[str, Any], comment: str | None, before: Position, stn: str, scale: float) -> None:
+    """Add a turn's analysis (its ``[%an ...]`` annotation) to its ``entry``, if it has one."""
+    _rest, a = parse_annotation(comment)
+    if a is None:
+        return
+    entry.update(ev=round(a.after.win_probability(scale) * 100, 1), eb=a.before.text(), ea=a.after.text(), loss=a.loss)
+    if a.mark is not None:
+        entry["mk"] = a.mark
+    if a.best is not None and a.best != stn:
+        try:
+            best = before.play(a.best)
+        except NotationError:
+            return  # an annotation naming no legal turn: shown without its arrow
+        entry["best"] = best.stn
+        entry["bm"] = {k: v for k, v in annotation(before, best).items() if k != "txt"}
+
+
 def _turn_data(
     record: GameRecord, k: int, before: Position, transition: Transition, label: str, clocks: list[Clock] | None,
-    clock_known: list[bool],
+    clock_known: list[bool], scale: float,
 ) -> dict[str, Any]:
     t = record.turns[k]
     seat = before.player
@@ -220,6 +257,7 @@ def _turn_data(
             entry[name] = value
     if transition.win:
         entry["win"] = transition.termination
+    _analysis_data(entry, t.comment, before, transition.stn, scale)
     return entry
 
 
@@ -237,6 +275,7 @@ def game_data(record: GameRecord, number: int | None = None, result: ReplayResul
     known = [True] * record.nseats
     base = [DEFAULT_DOME_BASE] * 25
     names = {seat: f"seat {seat} ({player})" for seat, player in enumerate(record.players, 1)}
+    scale = analysis_scale(record)
     turns: list[dict[str, Any]] = []
     views: list[dict[str, Any]] = []
     if positions:
@@ -244,7 +283,7 @@ def game_data(record: GameRecord, number: int | None = None, result: ReplayResul
     for k, transition in enumerate(transitions):
         before = positions[k]
         track_dome_bases(base, before, transition)
-        entry = _turn_data(record, k, before, transition, labels[k][0], clocks, known)
+        entry = _turn_data(record, k, before, transition, labels[k][0], clocks, known, scale)
         out = [e for e in record.eliminations if e.after == k + 1]
         if out:
             entry["out"] = [

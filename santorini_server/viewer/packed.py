@@ -28,14 +28,14 @@ The packed form (``v`` 1) is ``{"v", "games", "turns"}``: ``games`` holds per ga
 :func:`~.model.game_data` keys but ``p`` and ``t``, plus ``p0`` (its first position, or None
 for a record whose start is not a position) and ``n`` (its number of turns); ``turns`` the
 columns, each as long as all games' turns together (a column whose values are all absent is left
-out): ``s`` ``l`` ``seat`` ``txt`` (``a.txt``) ``ms`` ``score`` ``depth`` ``nodes`` ``win``
-``out`` as in the model; ``a`` the annotation's code: ``@`` and the placed squares, or the arrows
-(from, to, kind ``m``/``f``: move, forced) then ``|`` then the builds (square, kind ``b`` block,
-``d`` dome, ``a`` atlas, ``2`` double, ``p`` pre), squares as letters ``a``-``y`` (0-24); ``c``
-the clock code; ``b`` the changed squares (letter, new board character); ``w`` the worker groups
-that changed (the group's index, 0-based, then all its squares: ``0hm2``, the first group now
-on h and m, the third now empty); ``m`` the seat to move; ``x`` ``r`` ``up`` ``pl`` the
-differences from the previous position.
+out): ``s`` ``l`` ``seat`` ``txt`` (``a.txt``) ``ms`` ``score`` ``depth`` ``nodes`` ``win`` ``out``
+``ev`` ``eb`` ``ea`` ``loss`` ``mk`` ``best`` ``bm`` as in the model; ``a`` the annotation's code:
+``@`` and the placed squares, or the arrows (from, to, kind ``m``/``f``: move, forced) then ``|``
+then the builds (square, kind ``b`` block, ``d`` dome, ``a`` atlas, ``2`` double, ``p`` pre),
+squares as letters ``a``-``y`` (0-24); ``c`` the clock code; ``b`` the changed squares (letter, new
+board character); ``w`` the worker groups that changed (the group's index, 0-based, then all its
+squares: ``0hm2``, the first group now on h and m, the third now empty); ``m`` the seat to move;
+``x`` ``r`` ``up`` ``pl`` the differences from the previous position.
 """
 
 from __future__ import annotations
@@ -74,7 +74,7 @@ _KINDS = {code: kind for kind, code in _KIND_CODES.items()}
 _MOVE_RE = re.compile(r"([a-e][1-5])-([a-e][1-5])\+([a-e][1-5])")
 _PLACE_RE = re.compile(r"([a-e][1-5]),([a-e][1-5])")
 #: Turn fields carried as they are (None: absent).
-_PLAIN_FIELDS = ("ms", "score", "depth", "nodes", "win", "out")
+_PLAIN_FIELDS = ("ms", "score", "depth", "nodes", "win", "out", "ev", "eb", "ea", "loss", "mk", "best", "bm")
 #: Position fields carried as differences from the previous position.
 _DELTA_FIELDS = ("x", "r", "up", "pl")
 #: RFC 1924's alphabet, which ``base64.b85encode`` writes, with ``.`` (not in it) for ``<``.

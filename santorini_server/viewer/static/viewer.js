@@ -160,6 +160,18 @@
       el("line", Object.assign({x1: p0[0], y1: p0[1], x2: p1[0], y2: p1[1]}, attrs), iso);
       el("line", Object.assign({x1: q0[0], y1: q0[1], x2: q1[0], y2: q1[1]}, attrs), top);
     });
+    if (turn.bm) {  /* the engine's best turn, faint, from the same position */
+      (turn.bm.mv || []).forEach(function (m) {
+        var p0 = isoPoint(m[0], before, 14), p1 = isoPoint(m[1], before, 14), q0 = topPoint(m[0]), q1 = topPoint(m[1]);
+        var attrs = {"class": "mv best", "marker-end": "url(#v-arrow-move)", "data-best": squareName(m[0]) + "-" + squareName(m[1])};
+        el("line", Object.assign({x1: p0[0], y1: p0[1], x2: p1[0], y2: p1[1]}, attrs), iso);
+        el("line", Object.assign({x1: q0[0], y1: q0[1], x2: q1[0], y2: q1[1]}, attrs), top);
+      });
+      (turn.bm.place || []).forEach(function (sq) {
+        var pt = isoPoint(sq, before, 0);
+        el("ellipse", {"class": "mv best", cx: pt[0], cy: pt[1], rx: 22, ry: 11, "data-best": squareName(sq)}, iso);
+      });
+    }
     var rings = (a.bd || []).slice();
     (a.place || []).forEach(function (sq) { rings.push([sq, "place"]); });
     rings.forEach(function (b) {
@@ -222,6 +234,10 @@
       rows = [["Turn", t.l + " " + t.s], ["By", seatName(game, t.seat)], ["Time used", msText(t.ms)],
               ["Clock left", msText(t.clock)], ["Score", t.score], ["Depth", t.depth], ["Nodes", t.nodes]];
       if (t.win) { rows.push(["Wins", t.win]); }
+      if (t.ev !== undefined) {
+        rows.push(["Engine before", t.eb], ["Engine after", t.ea + " (" + t.ev + "% to win)"],
+                  ["Best turn", t.best || t.s], ["Loss", t.loss + " points" + (t.mk ? " (" + t.mk + ")" : "")]);
+      }
     }
     rows.forEach(function (r) {
       if (r[1] === undefined || r[1] === null) { return; }
@@ -230,18 +246,90 @@
     });
   }
 
+  var GLYPHS = {inaccuracy: "?!", mistake: "?", blunder: "??"};
+
+  function turnButton(t, k, list) {
+    var li = html("li", null, list), b = html("button", null, li);
+    b.type = "button";
+    b.dataset.k = k;
+    html("span", t.l, b, "num");
+    b.appendChild(document.createTextNode(t.s));
+    if (t.mk) {
+      var mark = html("span", GLYPHS[t.mk], b, "mk " + t.mk);
+      mark.title = t.mk;
+      b.dataset.mark = t.mk;
+    }
+    b.addEventListener("click", function () { go(k); });
+  }
+
   function showTurns(game) {
     var list = $("turns");
     clear(list);
+    game.t.forEach(function (t, i) { turnButton(t, i + 1, list); });
+  }
+
+  /* --- the analysis graph: each seat's win probability after its turns (SPEC.md section 18) --- */
+
+  var SEAT_COLOURS = ["#0b63c5", "#c2410c", "#15803d", "#9333ea"];
+  var GW = 600, GH = 130, GX = 30, GY = 8, GB = 14;
+
+  function graphLines(game) {
+    /* two seats: one line, seat 1's view; three or four: one line per seat, at its own turns */
+    var lines = [], analysed = false, two = game.nseats === 2;
+    for (var s = 0; s < (two ? 1 : game.nseats); s++) { lines.push([]); }
     game.t.forEach(function (t, i) {
-      var li = html("li", null, list);
-      var b = html("button", null, li);
-      b.type = "button";
-      b.dataset.k = i + 1;
-      html("span", t.l, b, "num");
-      b.appendChild(document.createTextNode(t.s));
-      b.addEventListener("click", function () { go(i + 1); });
+      if (t.ev === undefined) { return; }
+      analysed = true;
+      if (two) { lines[0].push([i + 1, t.seat === 1 ? t.ev : 100 - t.ev, t]); }
+      else { lines[t.seat - 1].push([i + 1, t.ev, t]); }
     });
+    return analysed ? lines : null;
+  }
+
+  function drawGraph(game) {
+    var box = $("graphbox"), svg = $("graph"), key = $("graphkey");
+    var lines = graphLines(game);
+    box.hidden = !lines;
+    clear(svg);
+    clear(key);
+    if (!lines) { return; }
+    var n = Math.max(game.t.length, 1);
+    function x(k) { return GX + (GW - GX - 6) * k / n; }
+    function y(v) { return GY + (GH - GY - GB) * (1 - v / 100); }
+    el("line", {"class": "axis", x1: GX, y1: y(0), x2: GW - 6, y2: y(0)}, svg);
+    el("line", {"class": "axis", x1: GX, y1: y(100), x2: GW - 6, y2: y(100)}, svg);
+    el("line", {"class": "half", x1: GX, y1: y(50), x2: GW - 6, y2: y(50)}, svg);
+    [[100, "100%"], [50, "50%"], [0, "0%"]].forEach(function (l) {
+      var text = el("text", {x: GX - 3, y: y(l[0]) + 3, "text-anchor": "end", "font-size": 9, fill: "currentColor"}, svg);
+      text.textContent = l[1];
+    });
+    el("line", {"class": "now", id: "graph-now", x1: x(state.k), y1: GY, x2: x(state.k), y2: GH - GB}, svg);
+    lines.forEach(function (points, s) {
+      var colour = SEAT_COLOURS[s];
+      if (points.length > 1) {
+        el("polyline", {"class": "line", stroke: colour, "data-seat": s + 1,
+                        points: points.map(function (p) { return x(p[0]) + "," + y(p[1]); }).join(" ")}, svg);
+      }
+      points.forEach(function (p) {
+        var t = p[2], c = el("circle", {"class": "pt" + (t.mk ? " " + t.mk : ""), cx: x(p[0]), cy: y(p[1]),
+                                        r: t.mk ? 4.5 : 3, fill: colour, "data-k": p[0], "data-seat": s + 1}, svg);
+        var title = el("title", {}, c);
+        title.textContent = t.l + " " + t.s + ": " + t.ea + (t.mk ? " (" + t.mk + ")" : "");
+        c.addEventListener("click", function () { go(p[0]); });
+      });
+      var label = html("span", null, key);
+      label.style.color = colour;
+      label.textContent = "\u25cf " + (game.nseats === 2 ? "seat 1 (" + game.seats[0].player + ") to win"
+                                                       : "seat " + (s + 1) + " (" + game.seats[s].player + ")");
+    });
+  }
+
+  function moveGraphCursor() {
+    var now = $("graph-now"), game = GAMES[state.game];
+    if (!now) { return; }
+    var px = GX + (GW - GX - 6) * state.k / Math.max(game.t.length, 1);
+    now.setAttribute("x1", px);
+    now.setAttribute("x2", px);
   }
 
   function showTags(game) {
@@ -288,6 +376,7 @@
       if (current) { buttons[i].setAttribute("aria-current", "step"); } else { buttons[i].removeAttribute("aria-current"); }
     }
     showTelemetry(game);
+    moveGraphCursor();
     scrollTurns();
     document.body.dataset.turn = state.k;
     document.body.dataset.rotation = state.rotation;
@@ -333,6 +422,7 @@
     $("slider").max = last();
     showTurns(game);
     showTags(game);
+    drawGraph(game);
     var problem = $("problem");
     problem.hidden = !game.problem;
     problem.textContent = game.problem ? "This record does not re-validate; shown up to its last valid turn. " + game.problem : "";
@@ -440,12 +530,7 @@
     game.t.push(turn);
     game.p.push(position);
     $("slider").max = last();
-    var i = game.t.length, li = html("li", null, $("turns")), b = html("button", null, li);
-    b.type = "button";
-    b.dataset.k = i;
-    html("span", turn.l, b, "num");
-    b.appendChild(document.createTextNode(turn.s));
-    b.addEventListener("click", function () { go(i); });
+    turnButton(turn, game.t.length, $("turns"));
     if (following) { state.k = last(); }
     draw();
   }
@@ -466,7 +551,7 @@
   var SQUARES = "abcdefghijklmnopqrstuvwxy";
   var KINDS = {m: "move", f: "forced", b: "block", d: "dome", a: "atlas", "2": "double", p: "pre"};
   var MOVE_RE = /^([a-e][1-5])-([a-e][1-5])\+([a-e][1-5])$/, PLACE_RE = /^([a-e][1-5]),([a-e][1-5])$/;
-  var TURN_FIELDS = ["ms", "score", "depth", "nodes", "win", "out"], DELTA_FIELDS = ["x", "r", "up", "pl"];
+  var TURN_FIELDS = ["ms", "score", "depth", "nodes", "win", "out", "ev", "eb", "ea", "loss", "mk", "best", "bm"], DELTA_FIELDS = ["x", "r", "up", "pl"];
 
   function letter(c) { return SQUARES.indexOf(c); }
   function parseSquare(name) { return (5 - +name[1]) * 5 + FILES.indexOf(name[0]); }
