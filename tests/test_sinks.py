@@ -37,7 +37,7 @@ class Slow:
     def write(self, now: float | None = None) -> bool:
         return self.prepare(now)()
 
-    def prepare(self, now: float | None = None) -> Callable[[], bool]:
+    def prepare(self, now: float | None = None, *, final: bool = False) -> Callable[[], bool]:
         taken = self.seen[sum(len(w) for w in self.written):]
         self.written.append(taken)
 
@@ -115,7 +115,7 @@ async def test_the_writer_sleeps_until_a_sink_is_due_and_while_nothing_changes(a
         def write(self, now: float | None = None) -> bool:
             return self.prepare(now)()
 
-        def prepare(self, now: float | None = None) -> Callable[[], bool]:
+        def prepare(self, now: float | None = None, *, final: bool = False) -> Callable[[], bool]:
             self.changed = False
             self.written_at = trio.current_time()
             written.append(self.written_at)

@@ -26,7 +26,9 @@ reported once on stderr and never stops or loses the tournament: the games are a
 
 from __future__ import annotations
 
+import contextlib
 import math
+import os
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -56,14 +58,17 @@ if TYPE_CHECKING:
     from ..stats.nseat_standings import NSeatStandings
     from ..stats.standings import Standings
 
-__all__ = ["ReportWriter", "ViewerWriter", "REPORT", "GAMES_DIR", "STATE", "SPILL", "default_viewer"]
+__all__ = ["ReportWriter", "ViewerWriter", "REPORT", "GAMES_DIR", "STATE", "SPILL", "VIEWER_BUDGET", "default_viewer"]
 
 REPORT = "report.html"
 GAMES_DIR = "games"
 STATE = "report.msgpack"
 """The report's counters and the archive offset they counted to, in ``games/``."""
 SPILL = 20_000
-"""Rows waiting for a write beyond which :meth:`ReportWriter.settle` writes the blocks at once."""
+"""Rows waiting beyond which a write is due at once (:meth:`ReportWriter.settle` writes their
+blocks' list scripts then and there)."""
+VIEWER_BUDGET = 2.0
+"""Seconds a write (but the last) spends rendering viewer files: the rest wait for the next."""
 _FORMAT = 1
 
 
@@ -93,6 +98,7 @@ class _State(msgspec.Struct, forbid_unknown_fields=True):
     chart: Any
     terminations: dict[str, int]
     blocks: list[tuple[int, int]]
+    stale: list[int]
 
 
 class ReportWriter:
@@ -135,6 +141,7 @@ class ReportWriter:
         self._standings = empty_standings(info.seats, info.engines)
         self._counts = True  # False: the standings are the tournament's, which counts each game
         self._dirty: set[Block] = set()
+        self._stale: set[int] = set()  # blocks whose viewer file is older than their list script
         self._written_at: float | None = None
         self._known: dict[int, set[tuple[int, int]]] = {}  # a restore's look at block scripts: (number, offset)
         self.offset = 0
@@ -216,6 +223,7 @@ class ReportWriter:
         self._chart = chart
         self._terminations = dict(state.terminations)
         self._blocks = dict(state.blocks)
+        self._stale = set(state.stale)
         self._restored = True
         self.offset = state.offset
         return state.offset
@@ -273,9 +281,9 @@ class ReportWriter:
 
     def wait_for(self, now: float) -> float:
         """Seconds from ``now`` until a write is due (``inf``: nothing changed)."""
-        if not self._dirty:
+        if not self._dirty and not self._stale:
             return math.inf
-        if self._written_at is None:
+        if self._written_at is None or len(self._pending) >= SPILL:
             return 0.0
         return self._written_at + max(self.interval, self.slowdown * self.cost) - now
 
@@ -286,13 +294,14 @@ class ReportWriter:
         """
         return self.prepare(now)()
 
-    def prepare(self, now: float | None = None) -> Callable[[], bool]:
+    def prepare(self, now: float | None = None, *, final: bool = False) -> Callable[[], bool]:
         """:meth:`write` in two steps: this takes what the write needs (the changed blocks' new
         rows, copies of the counters) and returns the write itself, which may then run in a
-        worker thread while games are added."""
+        worker thread while games are added.  It renders stale viewer files for at most
+        :data:`VIEWER_BUDGET` seconds, or all of them when ``final`` (the run's last write)."""
         if now is not None:
             self._written_at = now
-        job = self._job()
+        job = self._job(final=final)
 
         def write() -> bool:
             started = time.perf_counter()
@@ -317,7 +326,7 @@ class ReportWriter:
         """
         self._job()()
 
-    def _job(self, *, blocks_only: bool = False) -> _Job:
+    def _job(self, *, blocks_only: bool = False, final: bool = True) -> _Job:
         blocks = sorted(self._dirty, key=lambda b: b.first)
         self._dirty.clear()
         pending, self._pending = self._pending, {}
@@ -327,36 +336,43 @@ class ReportWriter:
             pages[block_of(number, self.block_size).first].append(entry)
         counts = {block.first: self._blocks.get(block.first, 0) for block in blocks}
         if blocks_only:
-            return _Job(self, blocks, pages, counts, None)
+            return _Job(self, blocks, pages, counts, None, budget=0.0)
         standings = self._standings if self._counts else type(self._standings).from_state(self._standings.state())
         data = report_data(self.info, standings, self._chart.lines(), dict(self._terminations), dict(self._blocks),
                            block_size=self.block_size)
         state = (self._chart.state(), dict(self._terminations), sorted(self._blocks.items()), self.offset)
-        return _Job(self, blocks, pages, counts, (data, state))
+        return _Job(self, blocks, pages, counts, (data, state), budget=math.inf if final else VIEWER_BUDGET)
 
 
 class _Job:
     """One write of a report: what it needs, taken from the writer, so that it can run in a
-    worker thread while the collector adds games (the rows are immutable, the counters copies)."""
+    worker thread while the collector adds games (the rows are immutable, the counters copies).
+
+    The blocks that gained games get their list scripts at once (cheap: their rows) and are
+    marked stale; stale blocks' viewer files are then rendered, oldest first, for at most
+    ``budget`` seconds (all of them at the end of a run), so a run whose games come faster than
+    their viewer files can be rendered keeps its memory flat: the backlog is a set of block
+    numbers, not rows."""
 
     def __init__(self, writer: ReportWriter, blocks: list[Block], pages: dict[int, list[BlockEntry]],
                  counts: dict[int, int], report: tuple[Any, tuple[Any, dict[str, int], list[tuple[int, int]], int]] | None,
-                 ) -> None:
+                 *, budget: float) -> None:
         self.writer = writer
         self.blocks = blocks
         self.pages = pages
         self.counts = counts  # each block's games when the write was prepared
         self.report = report
+        self.budget = budget
 
     def __call__(self) -> None:
         writer = self.writer
         if self.blocks:
-            writer._viewer = writer._viewer or default_viewer()
             (writer.directory / GAMES_DIR).mkdir(parents=True, exist_ok=True)
         done = 0
+        listed: dict[int, list[BlockEntry]] = {}
         try:
             for block in self.blocks:
-                self._write_block(block, self.pages[block.first])
+                listed[block.first] = self._write_script(block, self.pages[block.first])
                 done += 1
         except BaseException:  # the blocks not written are tried again next time, with their rows
             for block in self.blocks[done:]:
@@ -364,6 +380,7 @@ class _Job:
                 for entry in self.pages[block.first]:
                     writer._pending.setdefault(entry.number, entry)
             raise
+        self._render(listed)
         if self.report is None:
             return
         data, (chart, terminations, blocks, offset) = self.report
@@ -373,11 +390,12 @@ class _Job:
         if writer.archive is not None:
             (writer.directory / GAMES_DIR).mkdir(parents=True, exist_ok=True)
             state = _State(_FORMAT, writer._key(), offset, archive_anchor(writer.archive, offset), chart, terminations,
-                           blocks)
+                           blocks, sorted(writer._stale))
             with atomic_file(writer.directory / GAMES_DIR / STATE) as f:
                 f.write(msgspec.msgpack.encode(state))
 
-    def _write_block(self, block: Block, new: list[BlockEntry]) -> None:
+    def _write_script(self, block: Block, new: list[BlockEntry]) -> list[BlockEntry]:
+        """The block's list script, its rows on disk and ``new`` merged; the block is then stale."""
         writer = self.writer
         entries: dict[int, BlockEntry] = {}
         if writer._trusts(block):
@@ -389,10 +407,41 @@ class _Job:
         for entry in new:
             entries.setdefault(entry.number, entry)
         ordered = [entries[n] for n in sorted(entries)]
-        assert writer._viewer is not None
-        writer._viewer([writer._read(e) for e in ordered], writer.directory / block.path,
-                       title=f"{writer.info.title}: games {block.first}-{block.last}")
-        with atomic_file((writer.directory / block.path).with_suffix(".js")) as f:
-            f.write(block_script(block, ordered).encode("utf-8"))
+        _replace((writer.directory / block.path).with_suffix(".js"), block_script(block, ordered).encode("utf-8"))
         writer._on_disk.add(block.first)
         writer._known.pop(block.first, None)
+        writer._stale.add(block.first)
+        return ordered
+
+    def _render(self, listed: dict[int, list[BlockEntry]]) -> None:
+        """The viewer files of stale blocks, oldest first, within the budget."""
+        writer = self.writer
+        if not writer._stale or self.budget <= 0:
+            return
+        writer._viewer = writer._viewer or default_viewer()
+        deadline = time.perf_counter() + self.budget
+        for first in sorted(writer._stale):
+            block = block_of(first, writer.block_size)
+            entries = listed.get(first)
+            if entries is None:
+                entries = writer._listed(block)
+                if entries is None:  # its script is lost too: the archive has its games
+                    entries = writer._recovered(block)
+            writer._viewer([writer._read(e) for e in entries], writer.directory / block.path,
+                           title=f"{writer.info.title}: games {block.first}-{block.last}")
+            writer._stale.discard(first)
+            if time.perf_counter() > deadline:
+                return
+
+
+def _replace(path: Path, data: bytes) -> None:
+    """Write ``path`` beside and rename it over (a reader never meets half a file); not fsync'd:
+    a list script is derived, and made again from the archive if lost."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        tmp.write_bytes(data)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise

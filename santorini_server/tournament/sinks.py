@@ -40,10 +40,11 @@ class Derived(Protocol):
         """Write what changed (blocking); False if it failed (reported once by the sink itself)."""
         ...
 
-    def prepare(self, now: float | None = None) -> Callable[[], bool]:
+    def prepare(self, now: float | None = None, *, final: bool = False) -> Callable[[], bool]:
         """Take what a write needs now (in the collector's task, cheap: copies of counters, the
         list of what changed) and return the write, which runs in a worker thread while the
-        collector goes on recording games."""
+        collector goes on recording games.  ``final``: the run's last write (nothing is left
+        for a later one)."""
         ...
 
 
@@ -84,4 +85,4 @@ async def keep_written(sinks: Sequence[Derived], changes: Changes) -> None:
 async def write_all(sinks: Sequence[Derived]) -> None:
     """Write every sink (the run has ended or is stopping)."""
     for sink in sinks:
-        await trio.to_thread.run_sync(sink.prepare(trio.current_time()))
+        await trio.to_thread.run_sync(sink.prepare(trio.current_time(), final=True))

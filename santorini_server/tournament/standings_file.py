@@ -282,9 +282,10 @@ class SnapshotKeeper:
         (reported once with ``warn``: the games are safe in the archive, and a reader counts them)."""
         return self.prepare(now)()
 
-    def prepare(self, now: float | None = None) -> Callable[[], bool]:
+    def prepare(self, now: float | None = None, *, final: bool = False) -> Callable[[], bool]:
         """:meth:`write` in two steps: this takes a copy of the standings and returns the save,
-        which may then run in a worker thread while the collector counts games."""
+        which may then run in a worker thread while the collector counts games (``final``
+        changes nothing: every save is whole)."""
         if now is not None:
             self._written_at = now
         if not self._changed:
