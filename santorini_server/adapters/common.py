@@ -2,7 +2,7 @@
 
 * :class:`ForeignProcess` runs the foreign engine with line I/O and timed reads (a reader thread
   feeds a queue, so a silent engine costs a timeout, never a hang); its stderr is the adapter's,
-  so the referee's engine log keeps it.  :class:`Spare` keeps one started process ahead, for
+  so the referee's engine log keeps it.  :class:`Spare` keeps started processes ahead, for
   engines that need a fresh process per search: the start-up cost falls outside the clock.
 * :func:`judge` checks the foreign turn with the rules core.  A legal turn is sent canonical; an
   illegal one is reported in an ``info string`` and sent as it is, so the referee rules it
@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import atexit
+import collections
 import ctypes
 import os
 import queue
@@ -194,6 +195,11 @@ class ForeignProcess:
                 self.send(quit_line)
             except ForeignEngineError:
                 pass
+        try:
+            assert self.proc.stdin is not None
+            self.proc.stdin.close()  # end of input: how a line-reading engine knows to stop
+        except OSError:
+            pass
         if wait:
             self._reap()
         else:
@@ -209,40 +215,50 @@ class ForeignProcess:
 
 
 class Spare:
-    """A fresh foreign process for every search, each started (and made ready) one search ahead."""
+    """A fresh foreign process for every search, each started (and made ready) ``ahead`` searches
+    early, so that back-to-back searches (a fast opponent, ``santorini check``) find one ready too."""
 
-    def __init__(self, start: Callable[[], ForeignProcess]) -> None:
+    def __init__(self, start: Callable[[], ForeignProcess], ahead: int = 2) -> None:
         self._start = start
-        self._next: ForeignProcess | BaseException | None = None
-        self._thread: threading.Thread | None = None
-        self._launch()
+        self._queue: collections.deque[tuple[threading.Thread, list[ForeignProcess | BaseException]]] = (
+            collections.deque()
+        )
+        for _ in range(ahead):
+            self._launch()
 
     def _launch(self) -> None:
+        box: list[ForeignProcess | BaseException] = []
+
         def work() -> None:
             try:
-                self._next = self._start()
+                box.append(self._start())
             except BaseException as exc:  # handed to take(), which raises it on the searching thread
-                self._next = exc
+                box.append(exc)
 
-        self._thread = threading.Thread(target=work, daemon=True)
-        self._thread.start()
+        thread = threading.Thread(target=work, daemon=True)
+        thread.start()
+        self._queue.append((thread, box))
 
     def take(self) -> ForeignProcess:
-        """The ready process (waiting for it if it is still starting); the next one starts now."""
-        assert self._thread is not None
-        self._thread.join()
-        taken, self._next = self._next, None
+        """The oldest ready process (waiting for it if it is still starting); another starts now."""
+        thread, box = self._queue.popleft()
         self._launch()
+        thread.join()
+        taken = box[0]
         if isinstance(taken, BaseException):
             raise taken
-        assert taken is not None
         return taken
 
+    def wait_ready(self) -> None:
+        """Block until the next process has started (``newgame`` waits here, off the clock)."""
+        if self._queue:
+            self._queue[0][0].join()
+
     def close(self) -> None:
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-        if isinstance(self._next, ForeignProcess):
-            self._next.close()
+        for thread, box in self._queue:
+            thread.join(timeout=5)
+            if box and isinstance(box[0], ForeignProcess):
+                box[0].close()
 
 
 def wire_token(text: str) -> str:

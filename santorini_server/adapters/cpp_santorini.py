@@ -13,8 +13,8 @@ SPEC.md section 20.4.  The engine speaks a UCI-like dialect on stdin/stdout:
 
 What the adapter does about it: the base game only (no ``gods`` line); placement by
 :func:`~.common.random_placement` (its ``id`` line says so); the climb's build square dropped;
-an empty ``bestmove`` resigns (with an ``info string``); a fresh process per search, one kept
-started ahead (:class:`~.common.Spare`), because a process reused across positions once played
+an empty ``bestmove`` resigns (with an ``info string``); a fresh process per search, two kept
+started ahead (:class:`~.common.Spare`; a process takes 0.12-0.15 s to start), because a process reused across positions once played
 an illegal move from a stale hash entry (and it has no command to clear its table); a hash
 table of ``--hash`` MB (default 62) instead of its 1,000 MB, chosen through the engine's own
 fallback on a failed allocation (:data:`HASH_SIZES_MB`), so a fresh process is ready in about
@@ -157,6 +157,7 @@ def command(binary: str, hash_mb: str) -> None:
             options=[seed],
             gods=(),
             verbatim=True,
+            on_newgame=lambda gods: adapter.spare.wait_ready() if adapter.spare else None,
         )
     finally:
         adapter.close()

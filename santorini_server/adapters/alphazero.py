@@ -1,0 +1,181 @@
+"""``santorini adapter alphazero --checkout DIR [--python PATH] [--sims N]``: the AlphaZero engine as SEI.
+
+SPEC.md section 20.3.  cestpasphoto/alpha-zero-general's ``santorini`` folder is a Python library,
+not a program: ``alphazero_driver.py`` (ours) runs in the user's environment (``--python``, with
+PyTorch, numba, onnxruntime) inside the checkout and asks its ``MCTS.getActionProb`` for an action
+on a 5x5x3 int8 board; this module translates both ways:
+
+* the board, from the mover's side: layer 0 the workers (``1``, ``2`` the mover's, in square
+  order a5..e1; ``-1``, ``-2`` the opponent's), layer 1 the levels (``4`` a dome), layer 2 the god
+  bits (``64`` at cell ``NO_GOD`` for each side: the base game) and, at cell ``2 * NB_GODS``, the
+  number of turns played since the placements (the engine counts its rounds there);
+* the action, decoded by the engine's ``_decode_action`` into (worker, power, move direction, build
+  direction), directions ``0``-``8`` row-major over the 3x3 block around the square (``4`` is the
+  square itself) with row 0 the a5 side of the board; every action carries a build, so a climb
+  onto level 3 loses its build (our winning turn has none).
+
+The engine has no placement phase (its nets were trained on random placements): the adapter
+places at random and says so in its ``id`` line.  Gods: none (the base game); its ten gods act
+over several calls of its game model and are not translated.  Strength is set by ``--sims``
+(default 200, what the engine's own ``pit.py`` would run at most); with a clock the adapter runs
+fewer, from the measured seconds per simulation, so the turn fits the budget.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import sys
+import threading
+from pathlib import Path
+
+import click
+
+from santorini_engines.sei_bot import Info, Limits, Option, run_bot
+
+from ..rules import Position
+from .common import ForeignEngineError, ForeignProcess, budget_seconds, judge, random_placement
+
+__all__ = ["az_state", "az_turn", "command", "ENGINE", "PLACEMENT", "DRIVER"]
+
+ENGINE = "alphazero"
+PLACEMENT = "placement: random (the engine has no placement phase; its nets were trained on random placements)"
+#: Our program that runs in the engine's environment (stdlib only there).
+DRIVER = Path(__file__).with_name("alphazero_driver.py")
+#: Seconds kept off the budget for the adapter's round trip (JSON both ways, the pipe, our check).
+RESERVE_S = 0.020
+#: Loading torch and the net, compiling numba and the warm-up search may take this long.
+START_TIMEOUT_S = 300.0
+#: How long past its budget the adapter waits for an answer before it gives the engine up.
+GRACE_S = 10.0
+#: Seconds per simulation assumed before the first search has been measured.
+FIRST_SECONDS_PER_SIM = 0.005
+NO_GOD = 0
+#: The engine's "no move"/"no build" direction: the centre of the 3x3 block.
+CENTRE = 4
+
+
+def _ply(position: Position) -> int:
+    """Turns played since both placements (the engine's round counter, capped at its int8 127)."""
+    return min(127, 2 * (position.turn - 2) + position.to_move)
+
+
+def az_state(position: Position, nb_gods: int) -> list[list[list[int]]]:
+    """The engine's 5x5x3 board for a two-seat base-game position with workers placed, from the
+    mover's side (row ``y`` is rank ``5 - y``, column ``x`` file ``x``: our square index ``5y + x``)."""
+    mine, theirs = position.workers[position.to_move], position.workers[1 - position.to_move]
+    state = [[[0, position.level(5 * y + x), 0] for x in range(5)] for y in range(5)]
+    for mask, sign in ((mine, 1), (theirs, -1)):
+        squares = [sq for sq in range(25) if mask >> sq & 1]
+        for worker, sq in enumerate(squares, 1):
+            state[sq // 5][sq % 5][0] = sign * worker
+    gods = [0] * 25
+    gods[NO_GOD] = 64
+    gods[NO_GOD + nb_gods] = 64
+    gods[2 * nb_gods] = _ply(position)
+    for i, value in enumerate(gods):
+        state[i // 5][i % 5][2] = value
+    return state
+
+
+def _name(y: int, x: int) -> str:
+    return f"{'abcde'[x]}{5 - y}"
+
+
+def az_turn(position: Position, decoded: tuple[int, int, int, int]) -> str:
+    """STN for the engine's decoded action; an action that is not a plain move and build on the
+    board (a god power, a direction off the board) comes back as ``az:W/P/M/B`` to be refused."""
+    worker, power, move, build = decoded
+    raw = f"az:{worker}/{power}/{move}/{build}"
+    mine = position.workers[position.to_move]
+    squares = [sq for sq in range(25) if mine >> sq & 1]
+    if power != NO_GOD or worker not in (0, 1) or move == CENTRE or build == CENTRE or not 0 <= move < 9 or not 0 <= build < 9:
+        return raw
+    y, x = divmod(squares[worker], 5)
+    ny, nx = y + move // 3 - 1, x + move % 3 - 1
+    by, bx = ny + build // 3 - 1, nx + build % 3 - 1
+    if not (0 <= ny < 5 and 0 <= nx < 5 and 0 <= by < 5 and 0 <= bx < 5):
+        return raw
+    if position.level(5 * ny + nx) == 3 and position.level(5 * y + x) < 3:
+        return f"{_name(y, x)}-{_name(ny, nx)}"
+    return f"{_name(y, x)}-{_name(ny, nx)}+{_name(by, bx)}"
+
+
+class _Adapter:
+    def __init__(self, python: str, checkout: str, weights: str, sims: int) -> None:
+        self.sims = sims
+        self.rng = random.Random()
+        self.proc = ForeignProcess([python, str(DRIVER), checkout, weights])
+        self.nb_gods = 0
+        self.seconds_per_sim = FIRST_SECONDS_PER_SIM
+        self.ready = threading.Event()
+        self.failure: ForeignEngineError | None = None
+        threading.Thread(target=self._start, daemon=True).start()  # while the referee shakes hands
+
+    def _start(self) -> None:
+        try:
+            hello = json.loads(self.proc.expect(lambda line: line.startswith("{"), START_TIMEOUT_S))
+            if "error" in hello:
+                raise ForeignEngineError(f"{ENGINE} did not start: {hello['error']}")
+            self.nb_gods = int(hello["nb_gods"])
+        except ForeignEngineError as exc:
+            self.failure = exc
+        self.ready.set()
+
+    def sims_for(self, limits: Limits, player: int) -> int:
+        """``--sims``, or ``nodes`` if the ``go`` says so, or fewer to fit the clock's budget."""
+        sims = min(self.sims, limits.nodes) if limits.nodes else self.sims
+        if limits.budget_for(player) is not None:
+            think = budget_seconds(limits, player, RESERVE_S)
+            sims = min(sims, int(think / self.seconds_per_sim))
+        return max(1, sims)
+
+    def choose(self, position: Position, limits: Limits, stop: threading.Event, info: Info) -> str:
+        if position.is_placement:
+            return random_placement(position, self.rng)
+        self.ready.wait()
+        if self.failure is not None:
+            raise self.failure
+        sims = self.sims_for(limits, position.player)
+        self.proc.send(json.dumps({"state": az_state(position, self.nb_gods), "sims": sims}))
+        reply = json.loads(self.proc.expect(lambda line: line.startswith("{"), sims * self.seconds_per_sim + GRACE_S))
+        if "decoded" not in reply:
+            raise ForeignEngineError(f"{ENGINE} answered {reply}")
+        if reply["sims"] >= 8:  # a short search measures mostly its fixed cost
+            self.seconds_per_sim = 0.7 * self.seconds_per_sim + 0.3 * reply["seconds"] / reply["sims"]
+        info(f"nodes {reply['sims']} string action {reply['action']}")
+        decoded = tuple(int(v) for v in reply["decoded"])
+        worker, power, move, build = decoded
+        return judge(position, az_turn(position, (worker, power, move, build)), f"action {reply['action']}", info, ENGINE)
+
+    def close(self) -> None:
+        self.proc.close(quit_line=None)
+
+
+@click.command(name="alphazero")
+@click.option("--checkout", required=True, type=click.Path(exists=True, file_okay=False), help="alpha-zero-general's checkout.")
+@click.option("--python", default=sys.executable, show_default="this interpreter", help="Python of the engine's environment.")
+@click.option("--weights", default=None, help="Checkpoint (default: CHECKOUT/santorini/pretrained_withgods.pt).")
+@click.option("--sims", default=200, show_default=True, type=click.IntRange(1), help="MCTS simulations per turn at most.")
+def command(checkout: str, python: str, weights: str | None, sims: int) -> None:
+    """cestpasphoto/alpha-zero-general's Santorini engine as an SEI engine: base game, random placement."""
+    weights = weights or str(Path(checkout) / "santorini" / "pretrained_withgods.pt")
+    if not Path(weights).is_file():
+        raise click.ClickException(f"no weights file {weights}")
+    adapter = _Adapter(python, checkout, weights, sims)
+    seed = Option("Seed", "spin", default=0, min=0, max=2**31 - 1)
+    seed.on_change = lambda value: adapter.rng.seed(value or None)
+    try:
+        run_bot(
+            adapter.choose,
+            name=f"{ENGINE} ({PLACEMENT})",
+            author="cestpasphoto, through santorini-server's adapter",
+            options=[seed],
+            gods=(),
+            verbatim=True,
+            # the referee waits for readyok after newgame (30 s), not for a search: the engine's
+            # start (torch, numba, the warm-up) is waited for there, off the clock
+            on_newgame=lambda gods: adapter.ready.wait(START_TIMEOUT_S),
+        )
+    finally:
+        adapter.close()
