@@ -253,9 +253,8 @@ def test_the_referee_rules_a_foreign_illegal_turn_illegal_with_the_turn_in_the_d
     monkeypatch.setenv("FAKE_CPP_SCRIPT", str(tmp_path / "script.txt"))
     (tmp_path / "script.txt").write_text("illegal\n" * 4)
     out = tmp_path / "games.sgn"
-    result = CliRunner().invoke(
-        main, ["match", spec("cpp-santorini", cpp_args(cpp_fake), "cpp"), "random", "-n", "1", "--tc", "10+0.1", "--out", str(out)]
-    )
+    engine = spec("cpp-santorini", cpp_args(cpp_fake), "cpp")
+    result = CliRunner().invoke(main, ["match", engine, "random", "-n", "1", "--tc", "10+0.1", "--out", str(out)])
     assert result.exit_code == 0, result.output
     text = out.read_text()
     assert '[Termination "illegal"]' in text

@@ -5,7 +5,6 @@ import json
 import os
 
 import numpy as np
-
 from santorini.SantoriniConstants import _decode_action, _encode_action
 
 

@@ -21,7 +21,7 @@ class SantoriniGame:
 
     def getInitBoard(self):
         board = np.zeros((5, 5, 3), dtype=np.int8)
-        for place, worker in zip((6, 8, 16, 18), (1, -1, 2, -2)):
+        for place, worker in zip((6, 8, 16, 18), (1, -1, 2, -2), strict=True):
             board[place // 5, place % 5, 0] = worker
         board[0, 0, 2] = 64
         board[(NB_GODS) // 5, (NB_GODS) % 5, 2] = 64
