@@ -43,7 +43,7 @@ SAMPLE = "mortal/mortal;01230/00000/00000/00000/40000;b1,c2/d4,e5;2;7"
 def cpp_fake(tmp_path: Path) -> Path:
     """The cpp-santorini stand-in as a program (the adapter runs ``--binary`` as it is)."""
     program = tmp_path / "fake-cpp"
-    program.write_text(f"#!/bin/sh\nexec {sys.executable} {FAKES / 'fake_cpp_santorini.py'} \"$@\"\n")
+    program.write_text(f'#!/bin/sh\nexec {sys.executable} {FAKES / "fake_cpp_santorini.py"} "$@"\n')
     program.chmod(0o755)
     return program
 

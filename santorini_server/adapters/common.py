@@ -220,9 +220,7 @@ class Spare:
 
     def __init__(self, start: Callable[[], ForeignProcess], ahead: int = 2) -> None:
         self._start = start
-        self._queue: collections.deque[tuple[threading.Thread, list[ForeignProcess | BaseException]]] = (
-            collections.deque()
-        )
+        self._queue: collections.deque[tuple[threading.Thread, list[ForeignProcess | BaseException]]] = collections.deque()
         for _ in range(ahead):
             self._launch()
 

@@ -14,11 +14,11 @@ SPEC.md section 20.4.  The engine speaks a UCI-like dialect on stdin/stdout:
 What the adapter does about it: the base game only (no ``gods`` line); placement by
 :func:`~.common.random_placement` (its ``id`` line says so); the climb's build square dropped;
 an empty ``bestmove`` resigns (with an ``info string``); a fresh process per search, two kept
-started ahead (:class:`~.common.Spare`; a process takes 0.12-0.15 s to start), because a
-process reused across positions once played an illegal move from a stale hash entry (and it has no command to clear its table); a hash
-table of ``--hash`` MB (default 62) instead of its 1,000 MB, chosen through the engine's own
-fallback on a failed allocation (:data:`HASH_SIZES_MB`), so a fresh process is ready in about
-0.1 s instead of 0.7 s; and a clock of ten times the thinking budget, so its tenth is what the
+started ahead (:class:`~.common.Spare`), because a process reused across positions once played
+an illegal move from a stale hash entry and it has no command to clear its table; a hash table
+of ``--hash`` MB (default 62) instead of its 1,000 MB, chosen through the engine's own fallback
+on a failed allocation (:data:`HASH_SIZES_MB`), so a fresh process starts in 0.12-0.15 s
+instead of 0.7 s; and a clock of ten times the thinking budget, so its tenth is what the
 adapter can afford.
 """
 
