@@ -53,8 +53,17 @@ def cpp_args(binary: Path | str) -> list[str]:
 
 
 def az_args(checkout: Path | str = AZ_FAKE, python: str = sys.executable, weights: str | None = None) -> list[str]:
+    """The AlphaZero adapter's arguments; each checkpoint path has its own engine server, so a test
+    that sets the stand-in's environment gives its own copy (:func:`own_weights`)."""
     weights = weights or (str(AZ_FAKE / "weights.json") if Path(checkout) == AZ_FAKE else None)
-    return ["--checkout", str(checkout), "--python", python, *(["--weights", weights] if weights else [])]
+    idle = ["--idle", "5"] if Path(checkout) == AZ_FAKE else []
+    return ["--checkout", str(checkout), "--python", python, *(["--weights", weights] if weights else []), *idle]
+
+
+def own_weights(tmp_path: Path) -> str:
+    copy = tmp_path / "weights.json"
+    copy.write_text((AZ_FAKE / "weights.json").read_text())
+    return str(copy)
 
 
 def spec(name: str, args: list[str], label: str) -> str:
@@ -269,7 +278,7 @@ def test_az_adapter_sends_the_movers_board_and_a_simulation_count_and_plays_the_
     tmp_path: Path, adapters: list[Adapter]
 ) -> None:
     log = tmp_path / "boards.jsonl"
-    adapter = Adapter("alphazero", [*az_args(), "--sims", "37"], {"FAKE_AZ_LOG": str(log)})
+    adapter = Adapter("alphazero", [*az_args(weights=own_weights(tmp_path)), "--sims", "37"], {"FAKE_AZ_LOG": str(log)})
     adapters.append(adapter)
     turn, _ = adapter.best(WIN_IN_ONE, "go depth 3")
     assert turn == "b2-c3"
@@ -282,13 +291,33 @@ def test_az_adapter_sends_the_movers_board_and_a_simulation_count_and_plays_the_
 
 
 def test_az_adapter_sends_invalid_and_power_actions_unrepaired(tmp_path: Path, adapters: list[Adapter]) -> None:
-    adapter = Adapter("alphazero", az_args(), script(tmp_path, "first", "invalid", "power"))  # the warm-up takes "first"
+    behaviours = script(tmp_path, "first", "invalid", "power")  # the warm-up search takes "first"
+    adapter = Adapter("alphazero", az_args(weights=own_weights(tmp_path)), behaviours)
     adapters.append(adapter)
     turn, before = adapter.best(SAMPLE)
     assert not Position.from_sps(SAMPLE).legal_turns().count(turn) and any("not legal here" in line for line in before)
     turn, _ = adapter.best(SAMPLE)
     assert turn == "az:0/1/0/0"
     assert adapter.close() == 0
+
+
+def test_a_second_az_adapter_finds_the_engine_warm_and_a_dead_engine_is_a_crash(tmp_path: Path, adapters: list[Adapter]) -> None:
+    log = tmp_path / "boards.jsonl"
+    env = {"FAKE_AZ_LOG": str(log), **script(tmp_path, "first", "first", "first", "crash")}
+    args = az_args(weights=own_weights(tmp_path))
+    for _ in range(2):  # the referee restarts an adapter after a fault: the engine server is still up
+        adapter = Adapter("alphazero", args, env)
+        adapters.append(adapter)
+        assert adapter.best(SAMPLE)[0] in Position.from_sps(SAMPLE).legal_turns()
+        assert adapter.close() == 0
+    assert [json.loads(line)["sims"] for line in log.read_text().splitlines()].count(4) == 1  # one warm-up
+    adapter = Adapter("alphazero", args, env)
+    adapters.append(adapter)
+    adapter.send(f"position sps {SAMPLE}", "go p1time 5000 p2time 5000")
+    with pytest.raises(EOFError):
+        adapter.until("bestmove")
+    assert adapter.proc.wait(timeout=10) == 1
+    assert adapter.proc.stderr is not None and "closed the connection" in adapter.proc.stderr.read()
 
 
 def test_az_adapter_refuses_missing_or_unreadable_weights_in_one_line(tmp_path: Path) -> None:

@@ -3,7 +3,12 @@
 SPEC.md section 20.3.  cestpasphoto/alpha-zero-general's ``santorini`` folder is a Python library,
 not a program: ``alphazero_driver.py`` (ours) runs in the user's environment (``--python``, with
 PyTorch, numba, onnxruntime) inside the checkout and asks its ``MCTS.getActionProb`` for an action
-on a 5x5x3 int8 board; this module translates both ways:
+on a 5x5x3 int8 board.  The engine needs about a minute of CPU to start (numba compiles its game,
+PyTorch exports the net), more than the referee waits, so the driver is a server on a Unix
+socket (:func:`socket_path`, one per interpreter, checkout and checkpoint) that the first adapter
+starts detached and every later one (a restart after a fault, the next game, a second seat)
+connects to; it exits after ``--idle`` seconds with no adapter.  This module translates both
+ways:
 
 * the board, from the mover's side: layer 0 the workers (``1``, ``2`` the mover's, in square
   order a5..e1; ``-1``, ``-2`` the opponent's), layer 1 the levels (``4`` a dome), layer 2 the god
@@ -23,10 +28,17 @@ fewer, from the measured seconds per simulation, so the turn fits the budget.
 
 from __future__ import annotations
 
+import fcntl
+import hashlib
 import json
+import os
 import random
+import socket
+import subprocess
 import sys
+import tempfile
 import threading
+import time
 from pathlib import Path
 
 import click
@@ -34,14 +46,16 @@ import click
 from santorini_engines.sei_bot import Info, Limits, Option, run_bot
 
 from ..rules import Position
-from .common import ForeignEngineError, ForeignProcess, budget_seconds, judge, random_placement
+from .common import ForeignEngineError, budget_seconds, judge, random_placement
 
-__all__ = ["az_state", "az_turn", "command", "ENGINE", "PLACEMENT", "DRIVER"]
+__all__ = ["az_state", "az_turn", "socket_path", "command", "ENGINE", "PLACEMENT", "DRIVER"]
 
 ENGINE = "alphazero"
 PLACEMENT = "placement: random (the engine has no placement phase; its nets were trained on random placements)"
 #: Our program that runs in the engine's environment (stdlib only there).
 DRIVER = Path(__file__).with_name("alphazero_driver.py")
+#: The driver's exit status when another server holds the lock (``alphazero_driver.ANOTHER_SERVER``).
+ANOTHER_SERVER = 3
 #: Seconds kept off the budget for the adapter's round trip (JSON both ways, the pipe, our check).
 RESERVE_S = 0.020
 #: Loading torch and the net, compiling numba and the warm-up search may take this long.
@@ -101,11 +115,99 @@ def az_turn(position: Position, decoded: tuple[int, int, int, int]) -> str:
     return f"{_name(y, x)}-{_name(ny, nx)}+{_name(by, bx)}"
 
 
+def socket_path(python: str, checkout: str, weights: str) -> Path:
+    """Where the engine server for this interpreter, checkout and checkpoint listens (one per user)."""
+    key = "\0".join([os.path.abspath(python), os.path.abspath(checkout), os.path.abspath(weights)])
+    digest = hashlib.sha256(key.encode()).hexdigest()[:16]
+    return Path(tempfile.gettempdir()) / f"santorini-az-{os.getuid()}-{digest}.sock"
+
+
+class _Connection:
+    """JSON lines to and from the engine server, each read with a timeout."""
+
+    def __init__(self, sock: socket.socket) -> None:
+        self.sock = sock
+        self.stream = sock.makefile("rw", encoding="utf-8", newline="\n")
+
+    def request(self, message: dict[str, object] | None, timeout: float) -> dict[str, object]:
+        try:
+            if message is not None:
+                self.stream.write(json.dumps(message) + "\n")
+                self.stream.flush()
+            self.sock.settimeout(max(0.001, timeout))
+            line = self.stream.readline()
+        except TimeoutError:
+            raise ForeignEngineError(f"{ENGINE} answered nothing within {timeout:.1f} s") from None
+        except OSError as exc:
+            raise ForeignEngineError(f"{ENGINE} is gone: {exc}") from None
+        if not line:
+            raise ForeignEngineError(f"{ENGINE} closed the connection (the engine server ended)")
+        reply: dict[str, object] = json.loads(line)
+        return reply
+
+    def close(self) -> None:
+        try:
+            self.stream.close()
+            self.sock.close()
+        except OSError:
+            pass
+
+
+def _try_connect(path: Path) -> socket.socket | None:
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        sock.connect(str(path))
+    except OSError:
+        sock.close()
+        return None
+    return sock
+
+
+def connect(python: str, checkout: str, weights: str, idle: float, timeout: float) -> _Connection:
+    """A connection to the engine server, started (detached, so it outlives this adapter) unless one
+    is up or starting (it holds the lock file); raises ForeignEngineError with the server's last log
+    line if it fails to start."""
+    path = socket_path(python, checkout, weights)
+    log_path, lock_path = path.with_suffix(".log"), path.with_suffix(".lock")
+    deadline = time.monotonic() + timeout
+    proc: subprocess.Popen[bytes] | None = None
+    while (sock := _try_connect(path)) is None:
+        if proc is not None and proc.poll() not in (None, ANOTHER_SERVER):
+            lines = log_path.read_text(errors="replace").strip().splitlines() or ["(no output)"]
+            raise ForeignEngineError(f"{ENGINE} did not start (exit status {proc.returncode}): {lines[-1]}")
+        if (proc is None or proc.poll() is not None) and not _server_alive(lock_path):
+            path.unlink(missing_ok=True)  # a server that died leaves its socket file behind
+            with open(log_path, "ab") as log:
+                try:
+                    proc = subprocess.Popen(
+                        [python, str(DRIVER), str(path), checkout, weights, str(idle)],
+                        stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True,
+                    )  # fmt: skip
+                except OSError as exc:
+                    raise ForeignEngineError(f"cannot start {python}: {exc.strerror or exc}") from None
+        if time.monotonic() > deadline:
+            raise ForeignEngineError(f"{ENGINE} did not start within {timeout:.0f} s (its log: {log_path})")
+        time.sleep(0.1)
+    return _Connection(sock)
+
+
+def _server_alive(lock_path: Path) -> bool:
+    """Whether a server holds the lock (it is starting or up)."""
+    with open(lock_path, "a") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            return True
+        fcntl.flock(lock, fcntl.LOCK_UN)
+        return False
+
+
 class _Adapter:
-    def __init__(self, python: str, checkout: str, weights: str, sims: int) -> None:
+    def __init__(self, python: str, checkout: str, weights: str, sims: int, idle: float) -> None:
         self.sims = sims
         self.rng = random.Random()
-        self.proc = ForeignProcess([python, str(DRIVER), checkout, weights])
+        self.args = (python, checkout, weights, idle)
+        self.conn: _Connection | None = None
         self.nb_gods = 0
         self.seconds_per_sim = FIRST_SECONDS_PER_SIM
         self.ready = threading.Event()
@@ -114,10 +216,10 @@ class _Adapter:
 
     def _start(self) -> None:
         try:
-            hello = json.loads(self.proc.expect(lambda line: line.startswith("{"), START_TIMEOUT_S))
-            if "error" in hello:
-                raise ForeignEngineError(f"{ENGINE} did not start: {hello['error']}")
-            self.nb_gods = int(hello["nb_gods"])
+            python, checkout, weights, idle = self.args
+            self.conn = connect(python, checkout, weights, idle, START_TIMEOUT_S)
+            hello = self.conn.request(None, START_TIMEOUT_S)
+            self.nb_gods = int(str(hello["nb_gods"]))
         except ForeignEngineError as exc:
             self.failure = exc
         self.ready.set()
@@ -136,20 +238,24 @@ class _Adapter:
         self.ready.wait()
         if self.failure is not None:
             raise self.failure
+        assert self.conn is not None
         sims = self.sims_for(limits, position.player)
-        self.proc.send(json.dumps({"state": az_state(position, self.nb_gods), "sims": sims}))
-        reply = json.loads(self.proc.expect(lambda line: line.startswith("{"), sims * self.seconds_per_sim + GRACE_S))
+        request = {"state": az_state(position, self.nb_gods), "sims": sims}
+        reply = self.conn.request(request, sims * self.seconds_per_sim + GRACE_S)
         if "decoded" not in reply:
             raise ForeignEngineError(f"{ENGINE} answered {reply}")
-        if reply["sims"] >= 8:  # a short search measures mostly its fixed cost
-            self.seconds_per_sim = 0.7 * self.seconds_per_sim + 0.3 * reply["seconds"] / reply["sims"]
-        info(f"nodes {reply['sims']} string action {reply['action']}")
-        decoded = tuple(int(v) for v in reply["decoded"])
-        worker, power, move, build = decoded
+        done, seconds = int(str(reply["sims"])), float(str(reply["seconds"]))
+        if done >= 8:  # a short search measures mostly its fixed cost
+            self.seconds_per_sim = 0.7 * self.seconds_per_sim + 0.3 * seconds / done
+        info(f"nodes {done} string action {reply['action']}")
+        decoded = reply["decoded"]
+        assert isinstance(decoded, list)
+        worker, power, move, build = (int(v) for v in decoded)
         return judge(position, az_turn(position, (worker, power, move, build)), f"action {reply['action']}", info, ENGINE)
 
     def close(self) -> None:
-        self.proc.close(quit_line=None)
+        if self.conn is not None:
+            self.conn.close()
 
 
 @click.command(name="alphazero")
@@ -157,12 +263,19 @@ class _Adapter:
 @click.option("--python", default=sys.executable, show_default="this interpreter", help="Python of the engine's environment.")
 @click.option("--weights", default=None, help="Checkpoint (default: CHECKOUT/santorini/pretrained_withgods.pt).")
 @click.option("--sims", default=200, show_default=True, type=click.IntRange(1), help="MCTS simulations per turn at most.")
-def command(checkout: str, python: str, weights: str | None, sims: int) -> None:
+@click.option(
+    "--idle",
+    default=600.0,
+    show_default=True,
+    type=click.FloatRange(1),
+    help="Seconds the engine server stays up with no adapter connected.",
+)
+def command(checkout: str, python: str, weights: str | None, sims: int, idle: float) -> None:
     """cestpasphoto/alpha-zero-general's Santorini engine as an SEI engine: base game, random placement."""
     weights = weights or str(Path(checkout) / "santorini" / "pretrained_withgods.pt")
     if not Path(weights).is_file():
         raise click.ClickException(f"no weights file {weights}")
-    adapter = _Adapter(python, checkout, weights, sims)
+    adapter = _Adapter(python, checkout, weights, sims, idle)
     seed = Option("Seed", "spin", default=0, min=0, max=2**31 - 1)
     seed.on_change = lambda value: adapter.rng.seed(value or None)
     try:

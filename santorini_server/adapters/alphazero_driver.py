@@ -1,40 +1,44 @@
-"""The AlphaZero engine's side of its adapter: run by the user's Python, inside their checkout.
+"""The AlphaZero engine's side of its adapter: a small server run by the user's Python, in their checkout.
 
-``PYTHON alphazero_driver.py CHECKOUT WEIGHTS`` imports cestpasphoto/alpha-zero-general the way
-its ``pit.py`` does (``GameSwitcher.import_game("santorini")``, the net's ``load_checkpoint``, an
-``MCTS`` with the checkpoint's settings) and then answers one JSON object per line on stdin:
+``PYTHON alphazero_driver.py SOCKET CHECKOUT WEIGHTS [IDLE]`` imports cestpasphoto/alpha-zero-general
+the way its ``pit.py`` does (``GameSwitcher.import_game("santorini")``, the net's
+``load_checkpoint``, an ``MCTS`` with the checkpoint's settings), runs a warm-up search (numba
+compiles the game and PyTorch exports the net on first use: about a minute of CPU), and only then
+listens on the Unix socket ``SOCKET``, so a socket that accepts is an engine that is ready; it holds
+a lock on ``SOCKET``'s ``.lock`` file from its start to its exit, so that an adapter can tell a
+server still warming up from none (a second server exits at once, status 3).  It
+outlives its adapter: the referee restarts an adapter after a fault, and a restarted adapter
+finds the engine warm.  It exits after ``IDLE`` seconds (default 600) with no adapter connected.
 
-* ``{"state": [[[workers, level, gods] x 5] x 5], "sims": N}`` -> ``{"action": A, "decoded":
-  [worker, power, move_direction, build_direction], "sims": N, "seconds": S}`` (the decoding is
-  the engine's own ``_decode_action``);
-* the first line out is ``{"ready": true, "nb_gods": G, "action_size": K}`` after a warm-up
-  search (numba compiles and the net is exported on first use: that cost stays off the clock),
-  or ``{"error": "..."}``.
+Per connection, one JSON object per line: first ``{"ready": true, "nb_gods": G, "action_size":
+K}`` from the server; then ``{"state": [[[workers, level, gods] x 5] x 5], "sims": N}`` ->
+``{"action": A, "decoded": [worker, power, move_direction, build_direction], "sims": N,
+"seconds": S}``, the decoding by the engine's own ``_decode_action``.  Searches of several
+connections take turns.  A start-up failure is one line on stderr and exit status 1.
 
 Only the standard library here: this file runs in the engine's environment (numpy, torch,
 numba...), never in ours, and must not import santorini_server.  The engine's own prints go to
-stderr; the protocol has stdout to itself.
+stderr.
 """
 
 from __future__ import annotations
 
+import fcntl
 import importlib
 import json
 import os
+import socket
 import sys
+import threading
 import time
 from typing import Any
 
 #: Simulations of the warm-up search at start-up.
 WARMUP_SIMS = 4
-
-
-def _open_protocol() -> Any:
-    """Keep stdout for the protocol and send everything else printed (the engine's own prints) to stderr."""
-    proto = os.fdopen(os.dup(1), "w", buffering=1)
-    os.dup2(2, 1)
-    sys.stdout = sys.stderr
-    return proto
+#: Seconds with no adapter connected after which the server exits.
+DEFAULT_IDLE_S = 600.0
+#: Exit status when another server for the same socket is starting or up (it holds the lock).
+ANOTHER_SERVER = 3
 
 
 def _load(checkout: str, weights: str) -> tuple[Any, Any, Any, Any]:
@@ -68,30 +72,95 @@ def _load(checkout: str, weights: str) -> tuple[Any, Any, Any, Any]:
     return np, game, mcts_class(game, net, args), constants
 
 
-def main(argv: list[str]) -> int:
-    """Serve the engine until end of input; returns the exit status."""
-    proto = _open_protocol()
-    if len(argv) != 2:
-        proto.write(json.dumps({"error": "usage: alphazero_driver.py CHECKOUT WEIGHTS"}) + "\n")
-        return 2
-    try:
-        np, game, mcts, constants = _load(argv[0], argv[1])
-        mcts.getActionProb(game.getInitBoard(), temp=0, force_full_search=True)
-    except Exception as exc:
-        proto.write(json.dumps({"error": f"{type(exc).__name__}: {exc}"}) + "\n")
-        return 1
-    proto.write(json.dumps({"ready": True, "nb_gods": int(constants.NB_GODS), "action_size": game.getActionSize()}) + "\n")
-    for line in sys.stdin:
-        request = json.loads(line)
+class _Server:
+    def __init__(self, np: Any, game: Any, mcts: Any, constants: Any) -> None:
+        self.np, self.game, self.mcts, self.constants = np, game, mcts, constants
+        self.search_lock = threading.Lock()
+        self.count_lock = threading.Lock()
+        self.connected = 0
+        self.last_seen = time.monotonic()
+
+    def hello(self) -> dict[str, Any]:
+        return {"ready": True, "nb_gods": int(self.constants.NB_GODS), "action_size": int(self.game.getActionSize())}
+
+    def search(self, request: dict[str, Any]) -> dict[str, Any]:
+        np = self.np
         board = np.array(request["state"], dtype=np.int8)
-        mcts.args["numMCTSSims"] = max(1, int(request["sims"]))
-        started = time.perf_counter()
-        probs = mcts.getActionProb(board, temp=0, force_full_search=True)[0]
+        with self.search_lock:
+            self.mcts.args["numMCTSSims"] = max(1, int(request["sims"]))
+            started = time.perf_counter()
+            probs = self.mcts.getActionProb(board, temp=0, force_full_search=True)[0]
+            seconds = time.perf_counter() - started
+            sims = self.mcts.args["numMCTSSims"]
         action = int(np.argmax(probs))
-        seconds = time.perf_counter() - started
-        decoded = [int(x) for x in constants._decode_action(action)]
-        reply = {"action": action, "decoded": decoded, "sims": mcts.args["numMCTSSims"], "seconds": seconds}
-        proto.write(json.dumps(reply) + "\n")
+        decoded = [int(x) for x in self.constants._decode_action(action)]
+        return {"action": action, "decoded": decoded, "sims": sims, "seconds": seconds}
+
+    def attach(self) -> None:
+        """Count a connection in (before its thread starts: the idle clock must not see a gap)."""
+        with self.count_lock:
+            self.connected += 1
+
+    def serve(self, conn: socket.socket) -> None:
+        try:
+            with conn, conn.makefile("rw", encoding="utf-8", newline="\n") as stream:
+                stream.write(json.dumps(self.hello()) + "\n")
+                stream.flush()
+                for line in stream:
+                    stream.write(json.dumps(self.search(json.loads(line))) + "\n")
+                    stream.flush()
+        except (OSError, ValueError, KeyError) as exc:
+            print(f"alphazero driver: connection ended: {type(exc).__name__}: {exc}", file=sys.stderr, flush=True)
+        finally:
+            with self.count_lock:
+                self.connected -= 1
+                self.last_seen = time.monotonic()
+
+    def idle_for(self) -> float:
+        with self.count_lock:
+            return 0.0 if self.connected else time.monotonic() - self.last_seen
+
+
+def main(argv: list[str]) -> int:
+    """Load the engine, then serve adapters until idle; returns the exit status."""
+    if len(argv) not in (3, 4):
+        print("usage: alphazero_driver.py SOCKET CHECKOUT WEIGHTS [IDLE_SECONDS]", file=sys.stderr)
+        return 2
+    path, checkout, weights = argv[:3]
+    idle = float(argv[3]) if len(argv) == 4 else DEFAULT_IDLE_S
+    os.dup2(2, 1)  # the engine's own prints go to stderr (the log), like everything else here
+    # held for the server's life (the descriptor stays open until exit): "a server is starting or up"
+    lock = os.open(os.path.splitext(path)[0] + ".lock", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return ANOTHER_SERVER
+    try:
+        np, game, mcts, constants = _load(checkout, weights)
+        mcts.getActionProb(game.getInitBoard(), temp=0, force_full_search=True)
+        listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        listener.bind(path)
+    except Exception as exc:
+        print(f"alphazero driver: {type(exc).__name__}: {exc}", file=sys.stderr, flush=True)
+        return 1
+    server = _Server(np, game, mcts, constants)
+    listener.listen(8)
+    listener.settimeout(1.0)
+    try:
+        while server.idle_for() < idle:
+            try:
+                conn, _ = listener.accept()
+            except TimeoutError:
+                continue
+            conn.settimeout(None)
+            server.attach()
+            threading.Thread(target=server.serve, args=(conn,), daemon=True).start()
+    finally:
+        listener.close()
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
     return 0
 
 
