@@ -7,7 +7,9 @@ on a 5x5x3 int8 board.  The engine needs about a minute of CPU to start (numba c
 PyTorch exports the net), more than the referee waits, so the driver is a server on a Unix
 socket (:func:`socket_path`, one per interpreter, checkout and checkpoint) that the first adapter
 starts detached and every later one (a restart after a fault, the next game, a second seat)
-connects to; it exits after ``--idle`` seconds with no adapter.  This module translates both
+connects to; it exits after ``--idle`` seconds with no adapter.  The referee's engine guard ends
+every descendant of an engine with it (SPEC.md section 5), so a server that an adapter under the
+referee started dies with that adapter: ``--warm`` starts it outside, before a tournament.  This module translates both
 ways:
 
 * the board, from the mover's side: layer 0 the workers (``1``, ``2`` the mover's, in square
@@ -270,11 +272,28 @@ class _Adapter:
     type=click.FloatRange(1),
     help="Seconds the engine server stays up with no adapter connected.",
 )
-def command(checkout: str, python: str, weights: str | None, sims: int, idle: float) -> None:
-    """cestpasphoto/alpha-zero-general's Santorini engine as an SEI engine: base game, random placement."""
+@click.option(
+    "--warm",
+    is_flag=True,
+    help="Start the engine server (or find it up), wait until it is ready, print where, and exit.",
+)
+def command(checkout: str, python: str, weights: str | None, sims: int, idle: float, warm: bool) -> None:
+    """cestpasphoto/alpha-zero-general's Santorini engine as an SEI engine: base game, random placement.
+
+    The engine takes about a minute of CPU to start, longer than the referee waits for an engine
+    to be ready: run this once with --warm before a tournament (the same arguments), and every
+    adapter the referee starts finds the engine up.
+    """
     weights = weights or str(Path(checkout) / "santorini" / "pretrained_withgods.pt")
     if not Path(weights).is_file():
         raise click.ClickException(f"no weights file {weights}")
+    if warm:
+        try:
+            connect(python, checkout, weights, idle, START_TIMEOUT_S).close()
+        except ForeignEngineError as exc:
+            raise click.ClickException(str(exc)) from None
+        click.echo(f"{ENGINE} engine ready on {socket_path(python, checkout, weights)} (exits after {idle:g} s unused)")
+        return
     adapter = _Adapter(python, checkout, weights, sims, idle)
     seed = Option("Seed", "spin", default=0, min=0, max=2**31 - 1)
     seed.on_change = lambda value: adapter.rng.seed(value or None)
