@@ -24,7 +24,7 @@ import pytest
 from click.testing import CliRunner
 
 from santorini_server.adapters import ADAPTERS, run
-from santorini_server.adapters.alphazero import az_state, az_turn
+from santorini_server.adapters.alphazero import az_state, az_turn, socket_path
 from santorini_server.adapters.common import wire_token
 from santorini_server.adapters.cpp_santorini import cpp_position, cpp_turn
 from santorini_server.cli import main
@@ -60,10 +60,16 @@ def az_args(checkout: Path | str = AZ_FAKE, python: str = sys.executable, weight
     return ["--checkout", str(checkout), "--python", python, *(["--weights", weights] if weights else []), *idle]
 
 
-def own_weights(tmp_path: Path) -> str:
+@pytest.fixture
+def own_weights(tmp_path: Path) -> Iterator[str]:
+    """A checkpoint path of the test's own, so its engine server is the test's own; the server's
+    log and lock files go when the test ends (the server itself exits when idle)."""
     copy = tmp_path / "weights.json"
     copy.write_text((AZ_FAKE / "weights.json").read_text())
-    return str(copy)
+    yield str(copy)
+    path = socket_path(sys.executable, str(AZ_FAKE), str(copy))
+    for suffix in (".log", ".lock"):
+        path.with_suffix(suffix).unlink(missing_ok=True)
 
 
 def spec(name: str, args: list[str], label: str) -> str:
@@ -275,10 +281,10 @@ def test_the_referee_rules_a_foreign_illegal_turn_illegal_with_the_turn_in_the_d
 
 
 def test_az_adapter_sends_the_movers_board_and_a_simulation_count_and_plays_the_decoded_action(
-    tmp_path: Path, adapters: list[Adapter]
+    tmp_path: Path, adapters: list[Adapter], own_weights: str
 ) -> None:
     log = tmp_path / "boards.jsonl"
-    adapter = Adapter("alphazero", [*az_args(weights=own_weights(tmp_path)), "--sims", "37"], {"FAKE_AZ_LOG": str(log)})
+    adapter = Adapter("alphazero", [*az_args(weights=own_weights), "--sims", "37"], {"FAKE_AZ_LOG": str(log)})
     adapters.append(adapter)
     turn, _ = adapter.best(WIN_IN_ONE, "go depth 3")
     assert turn == "b2-c3"
@@ -290,9 +296,9 @@ def test_az_adapter_sends_the_movers_board_and_a_simulation_count_and_plays_the_
     assert [s["sims"] for s in searches[-2:]] == [37, 5]
 
 
-def test_az_adapter_sends_invalid_and_power_actions_unrepaired(tmp_path: Path, adapters: list[Adapter]) -> None:
+def test_az_adapter_sends_invalid_and_power_actions_unrepaired(tmp_path: Path, adapters: list[Adapter], own_weights: str) -> None:
     behaviours = script(tmp_path, "first", "invalid", "power")  # the warm-up search takes "first"
-    adapter = Adapter("alphazero", az_args(weights=own_weights(tmp_path)), behaviours)
+    adapter = Adapter("alphazero", az_args(weights=own_weights), behaviours)
     adapters.append(adapter)
     turn, before = adapter.best(SAMPLE)
     assert not Position.from_sps(SAMPLE).legal_turns().count(turn) and any("not legal here" in line for line in before)
@@ -304,7 +310,7 @@ def test_az_adapter_sends_invalid_and_power_actions_unrepaired(tmp_path: Path, a
 def test_a_second_az_adapter_finds_the_engine_warm_and_a_dead_engine_is_a_crash(tmp_path: Path, adapters: list[Adapter]) -> None:
     log = tmp_path / "boards.jsonl"
     env = {"FAKE_AZ_LOG": str(log), **script(tmp_path, "first", "first", "first", "crash")}
-    args = az_args(weights=own_weights(tmp_path))
+    args = az_args(weights=own_weights)
     for _ in range(2):  # the referee restarts an adapter after a fault: the engine server is still up
         adapter = Adapter("alphazero", args, env)
         adapters.append(adapter)
@@ -331,6 +337,8 @@ def test_az_adapter_refuses_missing_or_unreadable_weights_in_one_line(tmp_path: 
         capture_output=True, text=True, timeout=60,
     )  # fmt: skip
     assert proc.returncode == 1 and "could not load the weights" in proc.stderr
+    for suffix in (".log", ".lock"):
+        socket_path(sys.executable, str(AZ_FAKE), str(bad)).with_suffix(suffix).unlink()
 
 
 # --- whole games and santorini check, with the stand-ins and (when built) the real engines -----

@@ -1,4 +1,4 @@
-"""``santorini adapter alphazero --checkout DIR [--python PATH] [--sims N]``: the AlphaZero engine as SEI.
+"""``santorini adapter alphazero --checkout DIR [--python PATH] [--sims N] [--warm]``: AlphaZero as SEI.
 
 SPEC.md section 20.3.  cestpasphoto/alpha-zero-general's ``santorini`` folder is a Python library,
 not a program: ``alphazero_driver.py`` (ours) runs in the user's environment (``--python``, with
@@ -9,8 +9,8 @@ socket (:func:`socket_path`, one per interpreter, checkout and checkpoint) that 
 starts detached and every later one (a restart after a fault, the next game, a second seat)
 connects to; it exits after ``--idle`` seconds with no adapter.  The referee's engine guard ends
 every descendant of an engine with it (SPEC.md section 5), so a server that an adapter under the
-referee started dies with that adapter: ``--warm`` starts it outside, before a tournament.  This module translates both
-ways:
+referee started dies with that adapter: ``--warm`` starts it outside, before a tournament.
+This module translates both ways:
 
 * the board, from the mover's side: layer 0 the workers (``1``, ``2`` the mover's, in square
   order a5..e1; ``-1``, ``-2`` the opponent's), layer 1 the levels (``4`` a dome), layer 2 the god
@@ -24,8 +24,8 @@ ways:
 The engine has no placement phase (its nets were trained on random placements): the adapter
 places at random and says so in its ``id`` line.  Gods: none (the base game); its ten gods act
 over several calls of its game model and are not translated.  Strength is set by ``--sims``
-(default 200, what the engine's own ``pit.py`` would run at most); with a clock the adapter runs
-fewer, from the measured seconds per simulation, so the turn fits the budget.
+(default 200; the author's README measured 50 and 800); with a clock the adapter runs fewer,
+from the measured seconds per simulation, so the turn fits the budget.
 """
 
 from __future__ import annotations
