@@ -274,7 +274,7 @@ def test_the_referee_rules_a_foreign_illegal_turn_illegal_with_the_turn_in_the_d
     text = out.read_text()
     assert '[Termination "illegal"]' in text
     detail = re.search(r'\[TerminationDetail "(.*)"\]', text)
-    assert detail is not None and re.match(r"'[a-e][1-5]-a1\+[a-e][1-5]': ", detail[1]), detail[1]
+    assert detail is not None and re.match(r"'([a-e][1-5])-(a1|e5)\+\1': \2 is not next to \1", detail[1]), detail[1]
 
 
 # --- the AlphaZero engine through its stand-in checkout ----------------------------------------
@@ -307,7 +307,9 @@ def test_az_adapter_sends_invalid_and_power_actions_unrepaired(tmp_path: Path, a
     assert adapter.close() == 0
 
 
-def test_a_second_az_adapter_finds_the_engine_warm_and_a_dead_engine_is_a_crash(tmp_path: Path, adapters: list[Adapter]) -> None:
+def test_a_second_az_adapter_finds_the_engine_warm_and_a_dead_engine_is_a_crash(
+    tmp_path: Path, adapters: list[Adapter], own_weights: str
+) -> None:
     log = tmp_path / "boards.jsonl"
     env = {"FAKE_AZ_LOG": str(log), **script(tmp_path, "first", "first", "first", "crash")}
     args = az_args(weights=own_weights)
