@@ -205,6 +205,32 @@ def test_az_turn_reads_directions_row_major_from_the_a5_side_and_refuses_powers(
     assert az_turn(win, (0, 0, 2, 0)) == "az:0/0/2/0"  # e5 up-right: off the board
 
 
+def test_az_state_sets_each_sides_god_and_athenas_moved_up_bit() -> None:
+    position = Position.from_sps("athena[up]/minotaur;00000/00000/00000/00000/00000;b3,d3/c2,c4;2;4")
+    state = az_state(position, nb_gods=11)
+    gods = [state[i // 5][i % 5][2] for i in range(25)]
+    assert gods[2] == 64 and gods[9 + 11] == 64 + 1 and gods[22] == 2 * (4 - 2) + 1  # Minotaur moves; Athena moved up
+    assert sum(1 for v in gods if v) == 3
+
+
+@pytest.mark.parametrize(
+    ("sps", "decoded", "turn"),
+    [
+        ("pan/athena;00000/00000/02000/00000/00000;b3,d3/c2,c4;1;4", (0, 0, 0, 8), "b3-a4"),  # Pan's drop wins: no build
+        ("athena/minotaur;00000/00000/00000/00000/00000;b3,d3/c2,c4;2;4", (0, 2, 6, 0), "c4xb3+a4"),  # the push
+        ("apollo/mortal;00000/00000/00000/00000/00000;b3,d3/c2,c4;1;4", (0, 1, 8, 7), "b3xc2+c1"),  # the swap
+        ("atlas/mortal;00000/00000/00000/00000/00000;b3,d3/c2,c4;1;4", (0, 3, 1, 1), "b3-b4+b5D"),
+        ("hephaestus/mortal;00000/00000/00000/00000/00000;b3,d3/c2,c4;1;4", (0, 4, 1, 1), "b3-b4+b5+b5"),
+        ("mortal/atlas;00000/00000/00000/00000/00000;b3,d3/c2,c4;1;4", (0, 3, 1, 1), "az:0/3/1/1"),  # not its power
+    ],
+)
+def test_az_turn_spells_the_gods_powers_in_stn(sps: str, decoded: tuple[int, int, int, int], turn: str) -> None:
+    position = Position.from_sps(sps)
+    assert az_turn(position, decoded) == turn
+    if not turn.startswith("az:"):
+        assert position.play(turn).stn == turn
+
+
 # --- cpp-santorini through its stand-in --------------------------------------------------------
 
 
@@ -232,6 +258,20 @@ def test_cpp_adapter_sends_the_position_and_ten_times_its_budget_to_a_fresh_proc
     clocks = [re.fullmatch(r"go gtime (\d+) btime (\d+)", text) for _, text in received if text.startswith("go")]
     for m in clocks:
         assert m is not None and m[1] == m[2] and int(m[1]) % 10 == 0 and 0 < int(m[1]) <= 10 * 5000 // 20
+
+
+def test_when_no_fresh_process_is_ready_in_time_the_previous_one_searches_again(
+    tmp_path: Path, cpp_fake: Path, adapters: list[Adapter]
+) -> None:
+    log = tmp_path / "received.txt"
+    adapter = Adapter("cpp-santorini", cpp_args(cpp_fake), {"FAKE_CPP_LOG": str(log), "FAKE_CPP_START_DELAY": "3"})
+    adapters.append(adapter)  # two processes started ahead, both ready once newgame is answered
+    notes = [adapter.best(SAMPLE)[1] for _ in range(3)]  # the third process started with the first search
+    assert adapter.close() == 0
+    pids = [line.split()[0] for line in log.read_text().splitlines() if " position " in line]
+    assert len(set(pids)) == 2 and pids[1] == pids[2], pids
+    assert not any("previous one" in line for line in notes[0] + notes[1])
+    assert any("no fresh process ready in time: the previous one searches again" in line for line in notes[2])
 
 
 def test_cpp_adapter_resigns_on_an_empty_bestmove_and_sends_illegal_or_garbage_answers_unrepaired(

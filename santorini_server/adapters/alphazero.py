@@ -14,16 +14,19 @@ This module translates both ways:
 
 * the board, from the mover's side: layer 0 the workers (``1``, ``2`` the mover's, in square
   order a5..e1; ``-1``, ``-2`` the opponent's), layer 1 the levels (``4`` a dome), layer 2 the god
-  bits (``64`` at cell ``NO_GOD`` for each side: the base game) and, at cell ``2 * NB_GODS``, the
-  number of turns played since the placements (the engine counts its rounds there);
+  bits (``64`` at cell ``GOD`` for the mover and ``GOD + NB_GODS`` for the opponent, ``+1`` on the
+  opponent's Athena when she moved up) and, at cell ``2 * NB_GODS``, the number of turns played
+  since the placements (the engine counts its rounds there);
 * the action, decoded by the engine's ``_decode_action`` into (worker, power, move direction, build
   direction), directions ``0``-``8`` row-major over the 3x3 block around the square (``4`` is the
-  square itself) with row 0 the a5 side of the board; every action carries a build, so a climb
-  onto level 3 loses its build (our winning turn has none).
+  square itself) with row 0 the a5 side of the board (:func:`az_turn` for the powers); every
+  action carries a build, so a winning move loses its build (our winning turn has none).
 
 The engine has no placement phase (its nets were trained on random placements): the adapter
-places at random and says so in its ``id`` line.  Gods: none (the base game); its ten gods act
-over several calls of its game model and are not translated.  Strength is set by ``--sims``
+places at random and says so in its ``id`` line.  Gods: those it plays in one call of its game
+model (:data:`GODS`: Apollo, Minotaur, Atlas, Hephaestus, Pan, Athena; its nets were trained with
+a god on each side); Artemis, Demeter, Hermes and Prometheus act over several calls and are not
+translated.  Strength is set by ``--sims``
 (default 200; the author's README measured 50 and 800); with a clock the adapter runs fewer,
 from the measured seconds per simulation, so the turn fits the budget.
 """
@@ -48,7 +51,7 @@ import click
 from santorini_engines.sei_bot import Info, Limits, Option, run_bot
 
 from ..rules import Position
-from .common import ForeignEngineError, budget_seconds, judge, random_placement
+from .common import ForeignEngineError, budget_seconds, judge, random_placement, wins_alone
 
 __all__ = ["az_state", "az_turn", "socket_path", "command", "ENGINE", "PLACEMENT", "DRIVER"]
 
@@ -66,9 +69,25 @@ START_TIMEOUT_S = 300.0
 GRACE_S = 10.0
 #: Seconds per simulation assumed before the first search has been measured.
 FIRST_SECONDS_PER_SIM = 0.005
-NO_GOD = 0
 #: The engine's "no move"/"no build" direction: the centre of the 3x3 block.
 CENTRE = 4
+
+
+#: Our gods whose powers the engine plays in one call of its game model, by its constant's name.
+#: (Artemis, Demeter, Hermes and Prometheus take several calls: not translated.)
+GODS: dict[str, str] = {
+    "mortal": "NO_GOD",
+    "apollo": "APOLLO",
+    "minotaur": "MINOTAUR",
+    "atlas": "ATLAS",
+    "hephaestus": "HEPHAESTUS",
+    "pan": "PAN",
+    "athena": "ATHENA",
+}
+#: The engine's ids when its constants are the published ones (the server reports its own).
+DEFAULT_IDS = {"NO_GOD": 0, "APOLLO": 1, "MINOTAUR": 2, "ATLAS": 3, "HEPHAESTUS": 4, "PAN": 8, "ATHENA": 9}
+#: The engine's god-bit values: the god is held (64), plus Athena's "moved up" bit.
+HELD, ATHENA_UP = 64, 1
 
 
 def _ply(position: Position) -> int:
@@ -76,18 +95,19 @@ def _ply(position: Position) -> int:
     return min(127, 2 * (position.turn - 2) + position.to_move)
 
 
-def az_state(position: Position, nb_gods: int) -> list[list[list[int]]]:
-    """The engine's 5x5x3 board for a two-seat base-game position with workers placed, from the
-    mover's side (row ``y`` is rank ``5 - y``, column ``x`` file ``x``: our square index ``5y + x``)."""
-    mine, theirs = position.workers[position.to_move], position.workers[1 - position.to_move]
+def az_state(position: Position, nb_gods: int, ids: dict[str, int] = DEFAULT_IDS) -> list[list[list[int]]]:
+    """The engine's 5x5x3 board for a two-seat position with workers placed, from the mover's side
+    (row ``y`` is rank ``5 - y``, column ``x`` file ``x``: our square index ``5y + x``)."""
+    me, them = position.to_move, 1 - position.to_move
     state = [[[0, position.level(5 * y + x), 0] for x in range(5)] for y in range(5)]
-    for mask, sign in ((mine, 1), (theirs, -1)):
+    for mask, sign in ((position.workers[me], 1), (position.workers[them], -1)):
         squares = [sq for sq in range(25) if mask >> sq & 1]
         for worker, sq in enumerate(squares, 1):
             state[sq // 5][sq % 5][0] = sign * worker
     gods = [0] * 25
-    gods[NO_GOD] = 64
-    gods[NO_GOD + nb_gods] = 64
+    for side, seat in ((0, me), (1, them)):
+        god = position.gods[seat]
+        gods[ids[GODS[god]] + nb_gods * side] = HELD + (ATHENA_UP if god == "athena" and position.athena_up else 0)
     gods[2 * nb_gods] = _ply(position)
     for i, value in enumerate(gods):
         state[i // 5][i % 5][2] = value
@@ -98,23 +118,35 @@ def _name(y: int, x: int) -> str:
     return f"{'abcde'[x]}{5 - y}"
 
 
-def az_turn(position: Position, decoded: tuple[int, int, int, int]) -> str:
-    """STN for the engine's decoded action; an action that is not a plain move and build on the
-    board (a god power, a direction off the board) comes back as ``az:W/P/M/B`` to be refused."""
+def az_turn(position: Position, decoded: tuple[int, int, int, int], ids: dict[str, int] = DEFAULT_IDS) -> str:
+    """STN for the engine's decoded action.  Its powers: Apollo's swap and the Minotaur's push are
+    a move with ``x``, Atlas' dome ``+sqD``, Hephaestus' double block ``+sq+sq``.  Every action has a
+    build; a move that wins here (the rules core says so: a climb onto level 3, Pan's drop) has none.
+    An action that is no move and build on the board, or a power the mover's god does not have,
+    comes back as ``az:W/P/M/B`` to be refused."""
     worker, power, move, build = decoded
     raw = f"az:{worker}/{power}/{move}/{build}"
+    god = ids.get(GODS.get(position.gods[position.to_move], ""), -1)
     mine = position.workers[position.to_move]
     squares = [sq for sq in range(25) if mine >> sq & 1]
-    if power != NO_GOD or worker not in (0, 1) or move == CENTRE or build == CENTRE or not 0 <= move < 9 or not 0 <= build < 9:
+    on_board = worker in (0, 1) and 0 <= move < 9 and 0 <= build < 9 and CENTRE not in (move, build)
+    if power not in (ids["NO_GOD"], god) or not on_board:
         return raw
     y, x = divmod(squares[worker], 5)
     ny, nx = y + move // 3 - 1, x + move % 3 - 1
     by, bx = ny + build // 3 - 1, nx + build % 3 - 1
     if not (0 <= ny < 5 and 0 <= nx < 5 and 0 <= by < 5 and 0 <= bx < 5):
         return raw
-    if position.level(5 * ny + nx) == 3 and position.level(5 * y + x) < 3:
-        return f"{_name(y, x)}-{_name(ny, nx)}"
-    return f"{_name(y, x)}-{_name(ny, nx)}+{_name(by, bx)}"
+    step = "x" if power in (ids.get("APOLLO"), ids.get("MINOTAUR")) else "-"
+    moved = f"{_name(y, x)}{step}{_name(ny, nx)}"
+    if wins_alone(position, 5 * y + x, 5 * ny + nx, moved):
+        return moved
+    spot = _name(by, bx)
+    if power == ids.get("ATLAS"):
+        return f"{moved}+{spot}D"
+    if power == ids.get("HEPHAESTUS"):
+        return f"{moved}+{spot}+{spot}"
+    return f"{moved}+{spot}"
 
 
 def socket_path(python: str, checkout: str, weights: str) -> Path:
@@ -211,6 +243,7 @@ class _Adapter:
         self.args = (python, checkout, weights, idle)
         self.conn: _Connection | None = None
         self.nb_gods = 0
+        self.ids: dict[str, int] = {}
         self.seconds_per_sim = FIRST_SECONDS_PER_SIM
         self.ready = threading.Event()
         self.failure: ForeignEngineError | None = None
@@ -222,6 +255,11 @@ class _Adapter:
             self.conn = connect(python, checkout, weights, idle, START_TIMEOUT_S)
             hello = self.conn.request(None, START_TIMEOUT_S)
             self.nb_gods = int(str(hello["nb_gods"]))
+            reported = hello.get("gods")
+            self.ids = {str(k): int(v) for k, v in reported.items()} if isinstance(reported, dict) else dict(DEFAULT_IDS)
+            missing = [name for name in GODS.values() if name not in self.ids]
+            if missing:
+                raise ForeignEngineError(f"{ENGINE} has no {', '.join(missing)} (its SantoriniConstants)")
         except ForeignEngineError as exc:
             self.failure = exc
         self.ready.set()
@@ -242,7 +280,7 @@ class _Adapter:
             raise self.failure
         assert self.conn is not None
         sims = self.sims_for(limits, position.player)
-        request = {"state": az_state(position, self.nb_gods), "sims": sims}
+        request = {"state": az_state(position, self.nb_gods, self.ids), "sims": sims}
         reply = self.conn.request(request, sims * self.seconds_per_sim + GRACE_S)
         if "decoded" not in reply:
             raise ForeignEngineError(f"{ENGINE} answered {reply}")
@@ -253,7 +291,8 @@ class _Adapter:
         decoded = reply["decoded"]
         assert isinstance(decoded, list)
         worker, power, move, build = (int(v) for v in decoded)
-        return judge(position, az_turn(position, (worker, power, move, build)), f"action {reply['action']}", info, ENGINE)
+        turn = az_turn(position, (worker, power, move, build), self.ids)
+        return judge(position, turn, f"action {reply['action']}", info, ENGINE)
 
     def close(self) -> None:
         if self.conn is not None:
@@ -303,7 +342,7 @@ def command(checkout: str, python: str, weights: str | None, sims: int, idle: fl
             name=f"{ENGINE} ({PLACEMENT})",
             author="cestpasphoto, through santorini-server's adapter",
             options=[seed],
-            gods=(),
+            gods=tuple(GODS),
             verbatim=True,
             # the referee waits for readyok after newgame (30 s), not for a search: the engine's
             # start (torch, numba, the warm-up) is waited for there, off the clock

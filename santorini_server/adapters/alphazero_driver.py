@@ -11,10 +11,11 @@ outlives its adapter: the referee restarts an adapter after a fault, and a resta
 finds the engine warm.  It exits after ``IDLE`` seconds (default 600) with no adapter connected.
 
 Per connection, one JSON object per line: first ``{"ready": true, "nb_gods": G, "action_size":
-K}`` from the server; then ``{"state": [[[workers, level, gods] x 5] x 5], "sims": N}`` ->
-``{"action": A, "decoded": [worker, power, move_direction, build_direction], "sims": N,
-"seconds": S}``, the decoding by the engine's own ``_decode_action``.  Searches of several
-connections take turns.  A start-up failure is one line on stderr and exit status 1.
+K, "gods": {"NO_GOD": 0, "APOLLO": 1, ...}}`` from the server (the engine's own constants); then
+``{"state": [[[workers, level, gods] x 5] x 5], "sims": N}`` -> ``{"action": A, "decoded":
+[worker, power, move_direction, build_direction], "sims": N, "seconds": S}``, the decoding by
+the engine's own ``_decode_action``.  Searches of several connections take turns.  A start-up
+failure is one line on stderr and exit status 1.
 
 Only the standard library here: this file runs in the engine's environment (numpy, torch,
 numba...), never in ours, and must not import santorini_server.  The engine's own prints go to
@@ -39,6 +40,10 @@ WARMUP_SIMS = 4
 DEFAULT_IDLE_S = 600.0
 #: Exit status when another server for the same socket is starting or up (it holds the lock).
 ANOTHER_SERVER = 3
+#: The engine's god constants reported to the adapter (its numbering, read from its own module).
+GOD_NAMES = (
+    "NO_GOD", "APOLLO", "MINOTAUR", "ATLAS", "HEPHAESTUS", "ARTEMIS", "DEMETER", "HERMES", "PAN", "ATHENA", "PROMETHEUS",
+)  # fmt: skip
 
 
 def _load(checkout: str, weights: str) -> tuple[Any, Any, Any, Any]:
@@ -81,7 +86,13 @@ class _Server:
         self.last_seen = time.monotonic()
 
     def hello(self) -> dict[str, Any]:
-        return {"ready": True, "nb_gods": int(self.constants.NB_GODS), "action_size": int(self.game.getActionSize())}
+        gods = {name: int(getattr(self.constants, name)) for name in GOD_NAMES if hasattr(self.constants, name)}
+        return {
+            "ready": True,
+            "nb_gods": int(self.constants.NB_GODS),
+            "gods": gods,
+            "action_size": int(self.game.getActionSize()),
+        }
 
     def search(self, request: dict[str, Any]) -> dict[str, Any]:
         np = self.np

@@ -30,7 +30,7 @@ from collections.abc import Callable, Sequence
 
 from santorini_engines.sei_bot import Info, Limits
 
-from ..rules import NotationError, Position
+from ..rules import WIN_NONE, NotationError, Position, Square
 
 __all__ = [
     "ForeignEngineError",
@@ -39,6 +39,7 @@ __all__ = [
     "judge",
     "wire_token",
     "random_placement",
+    "wins_alone",
     "budget_seconds",
     "DEFAULT_THINK_S",
 ]
@@ -237,11 +238,15 @@ class Spare:
         thread.start()
         self._queue.append((thread, box))
 
-    def take(self) -> ForeignProcess:
-        """The oldest ready process (waiting for it if it is still starting); another starts now."""
-        thread, box = self._queue.popleft()
+    def take(self, timeout: float | None = None) -> ForeignProcess | None:
+        """The oldest process once it is ready (another starts then), waiting at most ``timeout``
+        seconds (None: as long as it takes); None if it is still starting by then."""
+        thread, box = self._queue[0]
+        thread.join(timeout)
+        if thread.is_alive():
+            return None
+        self._queue.popleft()
         self._launch()
-        thread.join()
         taken = box[0]
         if isinstance(taken, BaseException):
             raise taken
@@ -279,6 +284,19 @@ def judge(position: Position, candidate: str, foreign: str, info: Info, engine: 
         reason = getattr(exc, "reason", None) or str(exc)
         info(f"string {engine} answered {wire_token(foreign)!r}, {wire_token(candidate)!r} in STN: not legal here: {reason}")
         return wire_token(candidate)
+
+
+def wins_alone(position: Position, src: Square, dst: Square, move: str) -> bool:
+    """Whether the step ``move`` (``src`` to ``dst``) is by itself a legal winning turn here: then
+    it takes no build (SPEC.md section 1.4), whatever build the foreign engine names.  The rules
+    core decides; the filter before it (only a step onto level 3 or a drop of two levels, Pan's,
+    can win) spares the ~0.5 ms the core spends explaining a refused turn."""
+    if position.level(dst) != 3 and position.level(src) - position.level(dst) < 2:
+        return False
+    try:
+        return position.play(move).win != WIN_NONE
+    except NotationError:
+        return False
 
 
 def random_placement(position: Position, rng: random.Random) -> str:

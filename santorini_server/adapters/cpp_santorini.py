@@ -15,7 +15,9 @@ What the adapter does about it: the base game only (no ``gods`` line); placement
 :func:`~.common.random_placement` (its ``id`` line says so); the climb's build square dropped;
 an empty ``bestmove`` resigns (with an ``info string``); a fresh process per search, two kept
 started ahead (:class:`~.common.Spare`), because a process reused across positions once played
-an illegal move from a stale hash entry and it has no command to clear its table; a hash table
+an illegal move from a stale hash entry and it has no command to clear its table (on a machine
+too loaded to start one within a quarter of the budget, the previous process searches again
+rather than lose on time); a hash table
 of ``--hash`` MB (default 62) instead of its 1,000 MB, chosen through the engine's own fallback
 on a failed allocation (:data:`HASH_SIZES_MB`), so a fresh process starts in 0.12-0.15 s
 instead of 0.7 s; and a clock of ten times the thinking budget, so its tenth is what the
@@ -31,8 +33,8 @@ import click
 
 from santorini_engines.sei_bot import Info, Limits, Option, run_bot
 
-from ..rules import Position
-from .common import ForeignProcess, Spare, budget_seconds, judge, random_placement, wire_token
+from ..rules import Position, parse_square
+from .common import ForeignProcess, Spare, budget_seconds, judge, random_placement, wins_alone, wire_token
 
 __all__ = ["cpp_position", "cpp_turn", "command", "ENGINE", "PLACEMENT"]
 
@@ -53,6 +55,8 @@ HASH_SIZES_MB = (1000, 500, 250, 125, 62, 31)
 BASE_SPACE_MB = 32
 #: How long past its budget the adapter waits for a ``bestmove`` before it gives the engine up.
 GRACE_S = 5.0
+#: Share of the budget a search waits for a fresh process before it reuses the previous one.
+REUSE_AFTER = 0.25
 
 _FILES = "abcde"
 
@@ -81,15 +85,13 @@ def _is_square(text: str) -> bool:
 
 
 def cpp_turn(position: Position, move: str) -> str:
-    """The STN spelling of the engine's ``<from><to><build>``: the build dropped when the move
-    climbs onto level 3 (our winning turn has none, SPEC.md section 1.4).  Anything that is not
+    """The STN spelling of the engine's ``<from><to><build>``: the build dropped when the move wins
+    (a climb onto level 3: our winning turn has none, SPEC.md section 1.4).  Anything that is not
     three squares comes back as it is, for the referee to refuse."""
     if len(move) != 6 or not all(_is_square(move[i : i + 2]) for i in (0, 2, 4)):
         return move
     src, dst, build = move[0:2], move[2:4], move[4:6]
-    sq_src = (5 - int(src[1])) * 5 + _FILES.index(src[0])
-    sq_dst = (5 - int(dst[1])) * 5 + _FILES.index(dst[0])
-    if position.level(sq_dst) == 3 and position.level(sq_src) < 3:
+    if wins_alone(position, parse_square(src), parse_square(dst), f"{src}-{dst}"):
         return f"{src}-{dst}"
     return f"{src}-{dst}+{build}"
 
@@ -100,6 +102,7 @@ class _Adapter:
         self.address_space = None if hash_mb >= HASH_SIZES_MB[0] else (hash_mb + BASE_SPACE_MB) << 20
         self.rng = random.Random()
         self.spare: Spare | None = None
+        self.last: ForeignProcess | None = None
 
     def start(self) -> ForeignProcess:
         proc = ForeignProcess([self.binary], address_space=self.address_space)
@@ -110,17 +113,13 @@ class _Adapter:
     def choose(self, position: Position, limits: Limits, stop: threading.Event, info: Info) -> str:
         if position.is_placement:
             return random_placement(position, self.rng)
-        assert self.spare is not None
-        proc = self.spare.take()
-        try:
-            think = budget_seconds(limits, position.player, RESERVE_S)
-            proc.send("position " + cpp_position(position))
-            proc.expect(lambda line: line == "Position set.", START_TIMEOUT_S)
-            clock = max(TIME_DIVISOR, int(think * 1000) * TIME_DIVISOR)
-            proc.send(f"go gtime {clock} btime {clock}")
-            line = proc.expect(lambda line: line.split()[:1] == ["bestmove"], think + GRACE_S)
-        finally:
-            proc.close(wait=False)
+        proc = self.process(budget_seconds(limits, position.player, RESERVE_S), info)
+        think = budget_seconds(limits, position.player, RESERVE_S)
+        proc.send("position " + cpp_position(position))
+        proc.expect(lambda line: line == "Position set.", START_TIMEOUT_S)
+        clock = max(TIME_DIVISOR, int(think * 1000) * TIME_DIVISOR)
+        proc.send(f"go gtime {clock} btime {clock}")
+        line = proc.expect(lambda line: line.split()[:1] == ["bestmove"], think + GRACE_S)
         words = line.split()
         if len(words) == 1:
             info(f"string {ENGINE} answered an empty bestmove (it finds no move): resigning")
@@ -128,7 +127,27 @@ class _Adapter:
         move = " ".join(words[1:])
         return judge(position, cpp_turn(position, wire_token(move)), move, info, ENGINE)
 
+    def process(self, think: float, info: Info) -> ForeignProcess:
+        """A fresh process if one is ready within a quarter of the budget (the previous one then
+        quits, off the clock); else, on a machine too loaded to start one in time, the previous
+        process again rather than a time loss."""
+        assert self.spare is not None
+        fresh = self.spare.take(think * REUSE_AFTER if self.last is not None else None)
+        if fresh is None:
+            assert self.last is not None
+            if self.last.proc.poll() is None:
+                info("string no fresh process ready in time: the previous one searches again")
+                return self.last
+            fresh = self.spare.take()
+            assert fresh is not None
+        if self.last is not None:
+            self.last.close(wait=False)
+        self.last = fresh
+        return fresh
+
     def close(self) -> None:
+        if self.last is not None:
+            self.last.close(wait=False)
         if self.spare is not None:
             self.spare.close()
 

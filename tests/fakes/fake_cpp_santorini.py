@@ -12,7 +12,8 @@ position this file decodes itself (its own square order, not the adapter's).
 adapter starts a process per search): ``legal`` (the default: a winning move if any, else the
 first), ``empty``, ``illegal`` (a well-formed move that is not legal), ``garbage``, ``crash``
 (exits without an answer), ``second`` (the second legal move).  ``FAKE_CPP_LOG`` names a file
-every received line is appended to, with the process id.
+every received line is appended to, with the process id; ``FAKE_CPP_START_DELAY`` seconds pass
+before a process reads its input.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from __future__ import annotations
 import fcntl
 import os
 import sys
+import time
 
 from santorini_server.rules import Position
 
@@ -93,6 +95,7 @@ def answer(position: Position, behaviour: str) -> str:
 
 
 def main() -> None:
+    time.sleep(float(os.environ.get("FAKE_CPP_START_DELAY", "0")))  # a slow start (a loaded machine)
     position: Position | None = None
     for raw in sys.stdin:
         command = raw.rstrip("\n")

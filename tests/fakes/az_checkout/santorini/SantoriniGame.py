@@ -1,8 +1,9 @@
-"""As the engine's SantoriniGame over its 5x5x3 int8 board, the base game's valid actions only."""
+"""As the engine's SantoriniGame over its 5x5x3 int8 board: valid actions without god powers (an
+opponent's Athena that moved up stops a climb, as in the engine)."""
 
 import numpy as np
 
-from .SantoriniConstants import NB_GODS, NO_BUILD, NO_GOD, NO_MOVE, _encode_action
+from .SantoriniConstants import ATHENA, NB_GODS, NO_BUILD, NO_GOD, NO_MOVE, _encode_action
 
 NUMBER_PLAYERS = 2
 
@@ -32,6 +33,8 @@ class SantoriniGame:
 
     def getValidMoves(self, board, player):
         workers, levels = board[:, :, 0], board[:, :, 1]
+        opponent = (player + 1) % 2
+        climb = 0 if board[:, :, 2].flat[ATHENA + NB_GODS * opponent] > 64 else 1  # the opponent's Athena moved up
         valid = np.zeros(self.getActionSize(), dtype=np.bool_)
         for worker in range(2):
             worker_id = (worker + 1) * (1 if player == 0 else -1)
@@ -41,7 +44,7 @@ class SantoriniGame:
                 new = _apply_direction(old, move)
                 if move == NO_MOVE or not _inside(new) or workers[new] != 0:
                     continue
-                if levels[new] > 3 or levels[new] > levels[old] + 1:
+                if levels[new] > 3 or levels[new] > levels[old] + climb:
                     continue
                 for build in range(9):
                     spot = _apply_direction(new, build)
