@@ -368,6 +368,19 @@ def test_a_second_az_adapter_finds_the_engine_warm_and_a_dead_engine_is_a_crash(
     assert adapter.proc.stderr is not None and "closed the connection" in adapter.proc.stderr.read()
 
 
+def test_az_adapter_resigns_where_the_engines_game_model_says_the_game_is_over(adapters: list[Adapter], own_weights: str) -> None:
+    # Apollo swapped the mortal's worker onto level 3 (c3): forced is not moved, the game goes on
+    # in our rules; the engine's win test is "a worker on level 3", so it cannot search this.
+    forced = "apollo/mortal;00000/00000/00300/00000/00000;b2,d4/c3,e5;1;6"
+    adapter = Adapter("alphazero", az_args(weights=own_weights), {})
+    adapters.append(adapter)
+    adapter.send("newgame gods apollo/mortal", "isready")
+    adapter.until("readyok")
+    turn, before = adapter.best(forced)
+    assert turn == "resign" and any("calls this position finished" in line for line in before)
+    assert adapter.close() == 0
+
+
 def test_az_adapter_refuses_missing_or_unreadable_weights_in_one_line(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["adapter", "alphazero", *az_args(weights=str(tmp_path / "none.pt"))])
     assert result.exit_code == 1 and "no weights file" in result.output

@@ -282,6 +282,9 @@ class _Adapter:
         sims = self.sims_for(limits, position.player)
         request = {"state": az_state(position, self.nb_gods, self.ids), "sims": sims}
         reply = self.conn.request(request, sims * self.seconds_per_sim + GRACE_S)
+        if "over" in reply:  # e.g. a worker forced onto level 3: a win in its rules, not in ours
+            info(f"string {ENGINE}'s game model calls this position finished ({reply['over']}): resigning")
+            return "resign"
         if "decoded" not in reply:
             raise ForeignEngineError(f"{ENGINE} answered {reply}")
         done, seconds = int(str(reply["sims"])), float(str(reply["seconds"]))

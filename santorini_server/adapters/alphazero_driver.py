@@ -14,8 +14,9 @@ Per connection, one JSON object per line: first ``{"ready": true, "nb_gods": G, 
 K, "gods": {"NO_GOD": 0, "APOLLO": 1, ...}}`` from the server (the engine's own constants); then
 ``{"state": [[[workers, level, gods] x 5] x 5], "sims": N}`` -> ``{"action": A, "decoded":
 [worker, power, move_direction, build_direction], "sims": N, "seconds": S}``, the decoding by
-the engine's own ``_decode_action``.  Searches of several connections take turns.  A start-up
-failure is one line on stderr and exit status 1.
+the engine's own ``_decode_action``; or ``{"over": [v0, v1]}`` when the engine's game model calls
+the position finished (its ``getGameEnded``: its MCTS cannot search it), or ``{"error": "..."}``.
+Searches of several connections take turns.  A start-up failure is one line on stderr and exit status 1.
 
 Only the standard library here: this file runs in the engine's environment (numpy, torch,
 numba...), never in ours, and must not import santorini_server.  The engine's own prints go to
@@ -98,11 +99,20 @@ class _Server:
         np = self.np
         board = np.array(request["state"], dtype=np.int8)
         with self.search_lock:
-            self.mcts.args["numMCTSSims"] = max(1, int(request["sims"]))
-            started = time.perf_counter()
-            probs = self.mcts.getActionProb(board, temp=0, force_full_search=True)[0]
-            seconds = time.perf_counter() - started
-            sims = self.mcts.args["numMCTSSims"]
+            try:
+                return self._search(np, board, request)
+            except Exception as exc:  # the adapter reports it; the server stays up for the others
+                return {"error": f"{type(exc).__name__}: {exc}"}
+
+    def _search(self, np: Any, board: Any, request: dict[str, Any]) -> dict[str, Any]:
+        ended = self.game.getGameEnded(board, 0)
+        if np.any(ended):  # its MCTS cannot search a position its game model calls finished
+            return {"over": [float(v) for v in ended]}
+        self.mcts.args["numMCTSSims"] = max(1, int(request["sims"]))
+        started = time.perf_counter()
+        probs = self.mcts.getActionProb(board, temp=0, force_full_search=True)[0]
+        seconds = time.perf_counter() - started
+        sims = self.mcts.args["numMCTSSims"]
         action = int(np.argmax(probs))
         decoded = [int(x) for x in self.constants._decode_action(action)]
         return {"action": action, "decoded": decoded, "sims": sims, "seconds": seconds}

@@ -54,5 +54,17 @@ class SantoriniGame:
                         valid[_encode_action(worker, NO_GOD, move, build)] = True
         return valid
 
+    def getGameEnded(self, board, next_player):
+        """As the engine: a side with a worker on level 3 has won (however it got there), and a side
+        to move with no valid action has lost."""
+        workers, levels = board[:, :, 0], board[:, :, 1]
+        if ((workers > 0) & (levels == 3)).any():
+            return np.array([1, -1], dtype=np.float32)
+        if ((workers < 0) & (levels == 3)).any():
+            return np.array([-1, 1], dtype=np.float32)
+        if not self.getValidMoves(board, next_player).any():
+            return np.array([-1, 1] if next_player == 0 else [1, -1], dtype=np.float32)
+        return np.array([0, 0], dtype=np.float32)
+
     def stringRepresentation(self, board):
         return board.tobytes()
