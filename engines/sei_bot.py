@@ -49,6 +49,7 @@ game a seat that has no complete turn leaves the game: the helper applies that w
 
 from __future__ import annotations
 
+import os
 import sys
 import threading
 import time
@@ -213,8 +214,10 @@ class _Engine:
         stdout: TextIO,
         on_newgame: Callable[[tuple[str, ...]], None] | None,
         players: Sequence[int] = (2,),
+        verbatim: bool = False,
     ) -> None:
         self.choose = choose
+        self.verbatim = verbatim
         self.name = name
         self.author = author
         self.options = {opt.name.lower(): opt for opt in options}
@@ -491,9 +494,13 @@ class _Engine:
 
         try:
             answer = self.choose(pos, limits, stop, info)
-            if answer != "resign":
+            if answer != "resign" and not self.verbatim:
                 answer = pos.play(answer).stn if answer not in turns else answer
         except Exception as exc:
+            if self.verbatim:  # an adapter's engine failed: the referee must see a crash, not a stand-in turn
+                info(f"string engine failed: {type(exc).__name__}: {exc}")
+                print(f"{self.name}: {type(exc).__name__}: {exc}", file=sys.stderr, flush=True)
+                os._exit(1)
             info(f"string bot error {type(exc).__name__}: {exc}; playing {turns[0]} instead")
             answer = turns[0]
         if limits.infinite:
@@ -541,6 +548,7 @@ def run_bot(
     stdout: TextIO | None = None,
     on_newgame: Callable[[tuple[str, ...]], None] | None = None,
     players: Sequence[int] = (2,),
+    verbatim: bool = False,
 ) -> int:
     """Serve SEI on ``stdin``/``stdout`` with ``choose`` as the brain; returns the exit code (0).
 
@@ -550,7 +558,9 @@ def run_bot(
     ``error unsupported god <name>``.  ``on_newgame`` is called with the gods of each new game
     (clear tables, reseed).  ``players`` are the seat counts the bot plays (SPEC.md section 4.3,
     ``feature players``): 2 only unless the bot opts in, and a game of any other count is
-    answered ``error unsupported players <n> ...``.
+    answered ``error unsupported players <n> ...``.  ``verbatim`` is for adapters of foreign engines
+    (SPEC.md section 20.1): ``choose``'s answer is sent as it is, legal or not, so the referee rules an
+    illegal one (never repaired), and an exception from ``choose`` ends the process (a ``crash``).
 
     Raises:
         ValueError: ``players`` names a count other than 2, 3 or 4.
@@ -560,7 +570,7 @@ def run_bot(
         raise ValueError(f"players must be seat counts among {SEAT_COUNTS}, got {tuple(players)}")
     stdin = stdin if stdin is not None else sys.stdin
     stdout = stdout if stdout is not None else sys.stdout
-    engine = _Engine(choose, name, author, list(options or ()), gods, stdout, on_newgame, players)
+    engine = _Engine(choose, name, author, list(options or ()), gods, stdout, on_newgame, players, verbatim)
     while True:
         try:
             line = stdin.readline()

@@ -77,9 +77,11 @@ LAYERS: dict[str, Layer] = {
         "rules sei termination records stats adjudicator process referee tournament viewer server",
         "trio structlog msgspec starlette jinja2 markupsafe",
     ),
+    # adapters: foreign engines as SEI engines, served by the bundled engines' helper (santorini_engines.sei_bot)
+    "adapters": _layer("rules", "click santorini_engines"),
     "cli": _layer(
         "rules sei termination records stats adjudicator process referee check tournament backends render viewer server "
-        "dashboard engine",
+        "dashboard engine adapters",
         "click trio structlog httpx",
     ),
 }

@@ -152,7 +152,7 @@ def test_bad_engine_specs(text: str, fragment: str) -> None:
 
 KNOWN_KEYS = (
     "known keys: cmd=, name=, arg=, dir=, option.NAME=, tc=, timemargin=, limit.memory=, limit.cpu=, restart=, "
-    "bundled=, proto="
+    "bundled=, proto=, adapter="
 )
 
 

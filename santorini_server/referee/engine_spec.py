@@ -19,6 +19,9 @@ spec of ``key=value`` tokens, quoted as one argument::
 ``limit.cpu=``     CPU-seconds limit for the engine process
 ``restart=``       ``on`` restarts the engine before every game (default ``off``: reuse)
 ``bundled=``       start from a bundled engine and override its settings
+``adapter=``       a foreign engine through its adapter (SPEC.md section 20):
+                   ``adapter=cpp-santorini arg=--binary arg=/opt/cpp/santorini-cpp``
+                   runs ``python -m santorini_server.adapters cpp-santorini --binary ...``
 =================  ==================================================================
 
 Tokens may be quoted shell-style (``"option.Time Buffer=80"``).  Parsing is pure; resolving a
@@ -38,7 +41,7 @@ from dataclasses import dataclass, replace
 from ..adjudicator import TimeControl, parse_tc
 from ..records import check_label
 
-__all__ = ["EngineSpec", "parse_engine_spec", "SPEC_KEYS", "BUNDLED_NAMES", "bundled_argv", "parse_size"]
+__all__ = ["EngineSpec", "parse_engine_spec", "SPEC_KEYS", "BUNDLED_NAMES", "bundled_argv", "adapter_argv", "parse_size"]
 
 #: Bundled engines by name; each runs as ``python -m santorini_engines.<module>`` (SPEC.md section 9).
 _BUNDLED_MODULES = {"random": "random_engine", "greedy": "greedy", "alphabeta": "alphabeta"}
@@ -47,11 +50,18 @@ BUNDLED_NAMES: tuple[str, ...] = tuple(_BUNDLED_MODULES)
 #: Every key of a spec, as the errors list them (``option.NAME`` stands for any option).
 SPEC_KEYS: tuple[str, ...] = (
     "cmd", "name", "arg", "dir", "option.NAME", "tc", "timemargin", "limit.memory", "limit.cpu", "restart", "bundled",
-    "proto",
+    "proto", "adapter",
 )
 _KNOWN_KEYS = "known keys: " + ", ".join(f"{key}=" for key in SPEC_KEYS)
 
 _SIZE_RE = re.compile(r"(?P<n>\d+)(?P<unit>[KMG]?)B?", re.I)
+
+
+def adapter_argv(name: str) -> list[str]:
+    """The command line of adapter ``name`` (its own arguments follow), with this interpreter.
+    The name is checked when the adapter starts (``santorini_server.adapters.ADAPTERS``), so
+    parsing a spec imports no adapter."""
+    return [sys.executable, "-m", "santorini_server.adapters", name]
 
 
 def bundled_argv(name: str) -> list[str]:
@@ -107,7 +117,7 @@ def _unknown_key(key: str) -> str:
 
 
 #: What names one engine and its program: an ``--each`` spec (the settings every engine shares) cannot hold it.
-_ENGINE_ONLY_KEYS = ("cmd", "name", "arg", "dir", "bundled")
+_ENGINE_ONLY_KEYS = ("cmd", "name", "arg", "dir", "bundled", "adapter")
 
 
 def _refuse_engine_keys(text: str) -> None:
@@ -147,6 +157,7 @@ def parse_engine_spec(text: str, *, allow_partial: bool = False) -> EngineSpec:
     cmd: str | None = None
     name: str | None = None
     bundled: str | None = None
+    adapter: str | None = None
     args: list[str] = []
     options: list[tuple[str, str]] = []
     values: dict[str, object] = {}
@@ -171,6 +182,10 @@ def parse_engine_spec(text: str, *, allow_partial: bool = False) -> EngineSpec:
                 args.append(value)
             elif key == "dir":
                 values["cwd"] = value
+            elif key == "adapter":
+                if not value:
+                    raise ValueError("the adapter name is empty")
+                adapter = value
             elif key == "bundled":
                 if value not in _BUNDLED_MODULES:
                     raise ValueError(f"no bundled engine {value!r} (have {', '.join(BUNDLED_NAMES)})")
@@ -201,7 +216,12 @@ def parse_engine_spec(text: str, *, allow_partial: bool = False) -> EngineSpec:
         except ValueError as exc:
             raise ValueError(f"bad engine spec token {token!r}: {exc}") from None
     argv: list[str]
-    if cmd is not None:
+    if adapter is not None and (cmd is not None or bundled is not None):
+        raise ValueError(f"engine spec {text!r} names a program twice: adapter= with cmd= or a bundled engine")
+    if adapter is not None:
+        argv = adapter_argv(adapter) + args
+        default_name = adapter
+    elif cmd is not None:
         argv = [cmd, *args]
         default_name = os.path.basename(cmd) or cmd
     elif bundled is not None:

@@ -1,0 +1,1 @@
+"""The engine's players module (unused by the adapter)."""
