@@ -61,7 +61,8 @@ LAYERS: dict[str, Layer] = {
     "referee": _layer("rules sei termination records stats adjudicator process", "trio structlog msgspec"),
     "check": _layer("rules sei termination records adjudicator process referee", "trio structlog"),
     "tournament": _layer(
-        "rules sei termination records stats adjudicator process referee viewer openings", "trio structlog msgspec jinja2 markupsafe"
+        "rules sei termination records stats adjudicator process referee viewer openings",
+        "trio structlog msgspec jinja2 markupsafe",
     ),
     "backends": _layer(
         "rules termination records stats adjudicator process referee tournament", "trio structlog dask distributed"

@@ -61,7 +61,7 @@ def test_plies_and_three_and_four_seats() -> None:
 
 
 def test_an_impossible_recipe_says_what_to_widen() -> None:
-    with pytest.raises(ValueError, match="distinct balanced openings .* raise --bound"):
+    with pytest.raises(ValueError, match=r"distinct balanced openings .* raise --bound"):
         generate(Recipe(("mortal", "mortal"), 2, 3, 1, margin=0, bound=0, depth=1))
 
 
