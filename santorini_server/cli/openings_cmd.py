@@ -75,8 +75,8 @@ def openings(gods_text: str, seats: int, count: int, seed: int, jobs: int, plies
                 click.echo(f"{n}/{len(pairings)} {out / suite_name(gods)}", err=True)
             click.echo(f"Wrote {len(pairings)} suites of {count} openings in {out} ({time.monotonic() - started:.1f} s)")
             return
-        gods = None if gods_text == "all" else tuple(g.strip() for g in gods_text.split("/"))
-        recipe = Recipe(gods, seats, count, seed, plies, depth, bound, margin)
+        named = None if gods_text == "all" else tuple(g.strip() for g in gods_text.split("/"))
+        recipe = Recipe(named, seats, count, seed, plies, depth, bound, margin)
         suite = generate(recipe, jobs)
     except ValueError as exc:
         raise click.ClickException(str(exc)) from None
