@@ -35,6 +35,7 @@ _COMMANDS: dict[str, tuple[str, str, str]] = {
     "submit": ("client_cmds", "submit", "Submit a match or tournament (a TOML settings file) to a server."),
     "runs": ("client_cmds", "runs", "List a server's runs and their states."),
     "cancel": ("client_cmds", "cancel", "Cancel a queued or running run on a server."),
+    "stats": ("stats_cmd", "stats", "Statistics of a records file: the god matrix and ratings (--gods)."),
     "openings": ("openings_cmd", "openings", "Make an opening suite (balanced starts, distinct under symmetry)."),
 }
 
