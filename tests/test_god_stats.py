@@ -82,5 +82,7 @@ def test_santorini_stats_reads_a_real_tournament(tmp_path: Path) -> None:
     cells = {(c["row"], c["column"]): c for c in data["two_seat"]["cells"]}
     assert cells["apollo", "pan"]["games"] == 4
     assert cells["apollo", "pan"]["score"] + cells["pan", "apollo"]["score"] == pytest.approx(1.0)
+    report = (out / "report.html").read_text()
+    assert 'id="h-gods"' in report and "apollo vs pan" in report and "God ratings (Bradley-Terry)" in report
     bad = subprocess.run([PY, "-m", "santorini_server.cli", "stats", str(out)], capture_output=True, text=True)
     assert bad.returncode == 1 and "--gods" in bad.stderr

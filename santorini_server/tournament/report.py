@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 from ..records import GameRecord
 from ..stats.bradley_terry import format_joint_columns
 from ..stats.elo import _fixed
+from ..stats.gods import GodStats
 from ..stats.placings import NSeatGame
 from ..stats.standings import RankingRow, Standings
 from ..termination import Termination
@@ -48,6 +49,8 @@ __all__ = [
     "RecordsHead",
     "MAX_NUMBER",
     "game_blocks",
+    "god_stats_of",
+    "god_tables",
     "game_summary",
     "score_history",
     "standings_tables",
@@ -157,6 +160,8 @@ class ReportData:
     terminations: tuple[tuple[str, int], ...]
     games: tuple[GameRow, ...]
     blocks: tuple[Block, ...]
+    gods: tuple[tuple[str, Table], ...] = ()
+    """The god statistics (SPEC.md section 19.6) as titled tables: empty with no scored game."""
 
 
 def build_report(
@@ -198,7 +203,65 @@ def build_report(
         terminations=tuple(sorted(counts.items(), key=lambda kv: order.index(kv[0]) if kv[0] in order else len(order))),
         games=rows,
         blocks=tuple(blocks),
+        gods=god_tables(god_stats_of(record for _, record in games)),
     )
+
+
+def god_stats_of(games: Iterable[GameRecord | GameSummary]) -> GodStats:
+    """The god statistics of ``games`` (records or the report's summaries)."""
+    stats = GodStats()
+    for game in games:
+        gods = tuple(game.gods.split("/")) if isinstance(game, GameSummary) else game.gods
+        stats.add(gods, game.placings)
+    return stats
+
+
+def _pct(x: float) -> str:
+    return f"{100 * x:.1f}%"
+
+
+def god_tables(stats: GodStats) -> tuple[tuple[str, Table], ...]:
+    """The god statistics as titled tables: for two seats the matrix (row god's score, games),
+    each matchup's games, score, 95% interval and seat-1 advantage, and the god ratings; for three
+    and four seats the placings per god.  Empty without a scored game."""
+    out: list[tuple[str, Table]] = []
+    gods = stats.gods()
+    if gods:
+        matrix = tuple(
+            (a, *("" if (a, b) not in stats.cells else
+                  f"{stats.cells[a, b].games}" if a == b else
+                  f"{100 * stats.cells[a, b].score:.0f}% ({stats.cells[a, b].games})" for b in gods))
+            for a in gods
+        )
+        out.append(("God against god: the row god's score (games)", Table(("God", *gods), matrix)))
+        rows = []
+        for (a, b), cell in sorted(stats.cells.items()):
+            if a > b:
+                continue
+            lo, hi = cell.interval
+            rows.append((f"{a} vs {b}", str(cell.games), "" if a == b else _pct(cell.score),
+                         "" if a == b else f"{_pct(lo)} to {_pct(hi)}", f"{100 * cell.seat1_advantage:+.1f}"))
+        out.append((f"Matchups (seat 1 scores {_pct(stats.seat1_advantage + 0.5)} of {stats.two_seat_games} games)", Table(
+            ("Matchup", "Games", "First god's score", "95% interval", "Seat-1 advantage"), tuple(rows),
+            ("", "", "", "Wilson score interval", "seat 1's score minus 50%, in points of %"),
+        )))
+        ratings = stats.ratings()
+        if ratings is not None:
+            rated = sorted((r for r in ratings.ratings if r.defined), key=lambda r: -r.elo)
+            out.append(("God ratings (Bradley-Terry)", Table(
+                ("God", "Elo", "+/-", "Games"), tuple((r.name, _fixed(r.elo, 1), _fixed(r.error95, 1), str(r.games))
+                                                     for r in rated),
+            )))
+    for seats, table in sorted(stats.nseat.items()):
+        places = 2 if seats == 4 else seats
+        placed: list[tuple[str, ...]] = [
+            (god, str(row.games), *(str(row.placings.get(k, 0)) for k in range(1, places + 1)), _pct(row.share))
+            for god, row in sorted(table.items(), key=lambda kv: -kv[1].share)
+        ]
+        out.append((f"{seats} seats: placings per god", Table(
+            ("God", "Games", *(_place_name(k) for k in range(1, places + 1)), "Points share"), tuple(placed),
+        )))
+    return tuple(out)
 
 
 def standings_tables(

@@ -117,5 +117,6 @@ def render_report(data: ReportData) -> str:
         chart=chart_geometry(data.chart, data.played),
         losses=data.losses,
         terminations=data.terminations,
+        gods=data.gods,
         games_json=Markup(_games_json(data)),
     )
