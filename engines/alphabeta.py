@@ -193,6 +193,14 @@ class Searcher:
             out.append((t.stn, v))
         return out
 
+    def value(self, position: Position, depth: int) -> int:
+        """The exact ``depth``-ply value of ``position`` for the side to move (one full-window
+        alpha-beta search: the best of :meth:`score_turns`, at a fraction of its cost)."""
+        self.deadline = self.node_limit = None
+        self.stop = threading.Event()
+        self.killers = [[None, None] for _ in range(MAX_DEPTH + 2)]
+        return self._negamax(position, depth, -INF, INF, 0)
+
     @staticmethod
     def _ms(started: float) -> int:
         return int((time.monotonic() - started) * 1000)
@@ -675,6 +683,12 @@ class AlphaBeta:
         :meth:`Searcher.score_turns`), by the searcher this seat count uses."""
         n = len(position.gods)
         return (self.two if n == 2 else self.paranoid if n == 3 else self.teams).score_turns(position, depth)
+
+    def value(self, position: Position, depth: int) -> int:
+        """The exact ``depth``-ply value for the side to move of a two- or four-seat position."""
+        if len(position.gods) == 3:
+            raise ValueError("a three-seat position has no two-sided value (paranoid values are the root seat's)")
+        return (self.two if len(position.gods) == 2 else self.teams).value(position, depth)
 
     def choose(self, position: Position, limits: Limits, stop: threading.Event, info: Info) -> str:
         n = len(position.gods)

@@ -81,3 +81,52 @@ def test_every_pairing_has_a_bundled_suite_of_distinct_openings() -> None:
     assert {parse_sps(s).nseats for s in bundled_suite(None, 4)} == {4}
     with pytest.raises(ValueError, match="no bundled opening suite"):
         bundled_suite(("apollo", "mortal"))
+
+
+def test_openings_bundled_gives_each_matchup_its_own_suite() -> None:
+    from santorini_server.tournament.config import Settings, TournamentConfig
+
+    config = TournamentConfig.from_settings(
+        Settings(engines=["random", "greedy"], gods="apollo/pan,pan/athena", openings=["bundled"])
+    )
+    games = list(config.schedule)
+    apollo_pan, pan_athena = bundled_suite(("apollo", "pan")), bundled_suite(("pan", "athena"))
+    assert len(games) == 2 * (len(apollo_pan) + len(pan_athena))  # each opening once as a pair
+    for game in games:
+        assert game.opening is not None and parse_sps(game.opening).gods == game.gods
+    assert [g.opening for g in games[::2]] == [*apollo_pan, *pan_athena]
+    assert all(a.opening == b.opening and a.seats == b.seats[::-1] for a, b in zip(games[::2], games[1::2], strict=True))
+    drawn = TournamentConfig.from_settings(Settings(engines=["random", "greedy", "alphabeta"], players=3, gods="all",
+                                                    openings=["bundled"]))
+    three = bundled_suite(None, 3)
+    assert {g.opening for g in drawn.schedule} == set(three)
+    with pytest.raises(ValueError, match="no bundled opening suite"):
+        TournamentConfig.from_settings(Settings(engines=["random", "greedy"], gods="apollo/mortal", openings=["bundled"]))
+
+
+def test_a_tournament_plays_the_bundled_suite(tmp_path: Path) -> None:
+    from santorini_server.records import read_archive
+
+    out = tmp_path / "t"
+    done = _santorini("tournament", "-e", "random", "-e", "greedy", "--gods", "atlas/minotaur", "--openings", "bundled",
+                      "--games", "4", "--tc", "5+0.05", "--concurrency", "1", "--out", str(out))
+    assert done.returncode == 0, done.stderr
+    records, _ = read_archive(out / "games.msgpack")
+    suite = bundled_suite(("atlas", "minotaur"))
+    assert sorted(r.start for r in records) == sorted(2 * list(suite[:2]))
+    assert '"bundled"' in (out / "tournament.json").read_text()
+
+
+@pytest.mark.parametrize("sps", [
+    "mortal/mortal;00000/00000/00000/00000/00000;b3,d3/c2,c4;1;2",
+    "apollo/pan;01200/00100/00000/00000/00000;b4,d4/b1,d2;1;3",
+    "athena/demeter/minotaur/pan;00000/00000/00000/00000/00000;b3,d3/c2,c4;1;2",
+])
+def test_the_engines_value_is_the_best_of_its_exact_turn_scores(sps: str) -> None:
+    from santorini_engines.alphabeta import AlphaBeta
+
+    pos = parse_sps(sps)
+    for depth in (1, 2):
+        scored = AlphaBeta().score_turns(pos, depth)
+        assert sorted(stn for stn, _ in scored) == sorted(pos.legal_turns())
+        assert AlphaBeta().value(pos, depth) == max(v for _, v in scored)

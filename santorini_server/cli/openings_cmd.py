@@ -42,7 +42,7 @@ def _write(path: Path, text: str, force: bool) -> None:
 @click.option("--jobs", type=click.IntRange(1, 64), default=1, show_default=True, help="Processes generating candidates.")
 @click.option("--plies", type=click.IntRange(0, 20), default=0, show_default=True, help="Turns played after the placements.")
 @click.option("--depth", type=click.IntRange(1, 4), default=2, show_default=True,
-              help="Plies of the balance search (1 when Hermes plays).")
+              help="Plies of the balance search.")
 @click.option("--bound", type=click.IntRange(0, 10_000), default=30, show_default=True,
               help="Most the balance score may be from even, in the engine's centi-levels.")
 @click.option("--margin", type=click.IntRange(0, 10_000), default=20, show_default=True,

@@ -6,16 +6,16 @@ seeded randomness: at every placement (and each of ``plies`` turns after) the tu
 drawn uniformly among those within ``margin`` of the best, so the starts are moves a reasonable
 player makes, not uniform noise.  The first two-seat placement is scored two plies deep (seat 1
 then sees seat 2's reply), the others one ply deep (the leaf after the last placement is already a
-full board).  The candidate is kept when it is *balanced*: the engine's ``depth``-ply score for the
-side to move is within ``bound`` (three seats: the static scores of the seats, which a paranoid
-search cannot give evenly, differ by at most ``bound``), and its class under the board's eight
-symmetries is new.  The suite holds each class's canonical image.
+full board).  The candidate is kept when it is *balanced*: the engine's ``depth``-ply value for the
+side to move (:meth:`~santorini_engines.alphabeta.AlphaBeta.value`, one full-window alpha-beta
+search) is within ``bound`` (three seats: the static scores of the seats, which a paranoid search
+cannot give evenly, differ by at most ``bound``), and its class under the board's eight symmetries
+is new.  The suite holds each class's canonical image.
 
-Why a search score and not a few self-play games: it is exact, cheap (milliseconds at depth 2)
-and reproducible, and with the engine's own near-best placements most starts are balanced
-already; a few self-play games per candidate would cost a thousand times more and still carry a
-standard error of a third of a point.  Hermes' power turns make a two-ply search about a hundred
-times dearer, so a game with Hermes is balanced at depth 1 (the header says so).
+Why a search value and not a few self-play games: it is exact, cheap (milliseconds at depth 2 for
+most gods, under a second with Hermes) and reproducible, and with the engine's own near-best
+placements most starts are balanced already; a few self-play games per candidate would cost a
+thousand times more and still carry a standard error of a third of a point.
 
 Reproducible: candidate ``i`` depends only on the recipe and ``i`` (its own random generator, the
 engine's tables cleared first but for the leaf cache, a pure function of the board), and
@@ -55,7 +55,7 @@ class Recipe:
     plies: int = 0
     """Turns played after the placements."""
     depth: int = 2
-    """Plies of the balance search (1 when Hermes plays)."""
+    """Plies of the balance search."""
     bound: int = 30
     """Most the balance score may be from 0, in the engine's centi-levels."""
     margin: int = 20
@@ -75,15 +75,11 @@ class Recipe:
             if value < low:
                 raise ValueError(f"{name} must be at least {low}, got {value}")
 
-    def balance_depth(self, gods: tuple[str, ...]) -> int:
-        """The balance search's depth for a game of ``gods``."""
-        return 1 if "hermes" in gods else self.depth
-
     def header(self) -> list[str]:
         """The comment lines a suite starts with: how to make it again, exactly."""
         gods = "all" if self.gods is None else "/".join(self.gods)
         balance = (f"the seats' static scores differ by at most {self.bound}" if self.seats == 3 else
-                   f"|alphabeta score at depth {self.depth} (1 with Hermes)| <= {self.bound} for the side to move")
+                   f"|alphabeta value at depth {self.depth}| <= {self.bound} for the side to move")
         return [
             "# santorini opening suite (SPEC.md section 19): one SPS a line, each played as a pair",
             f"# gods {gods}, {self.seats} seats, {self.count} openings, distinct under the board's 8 symmetries",
@@ -139,8 +135,7 @@ def balance_score(position: Position, depth: int) -> int:
     if position.nseats == 3:
         values = [evaluate_for(position, seat) for seat in range(3)]
         return max(values) - min(values)
-    engine = _engine()
-    return max(v for _, v in engine.score_turns(position, depth))
+    return int(_engine().value(position, depth))
 
 
 def candidate(recipe: Recipe, index: int) -> tuple[Position, int] | None:
@@ -166,7 +161,7 @@ def candidate(recipe: Recipe, index: int) -> tuple[Position, int] | None:
     if pos.is_lost():
         return None
     _fresh(engine)
-    return pos, balance_score(pos, recipe.balance_depth(gods))
+    return pos, balance_score(pos, recipe.depth)
 
 
 def _chunk(args: tuple[Recipe, int]) -> list[tuple[int, str | None, tuple[object, ...] | None, int]]:
