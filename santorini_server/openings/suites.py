@@ -69,7 +69,7 @@ def bundled_path(name: str) -> Path:
 
 def bundled_names() -> list[str]:
     """The file names of every bundled suite, sorted."""
-    return sorted(p.name for p in bundled_path(".").parent.iterdir() if p.suffix == ".sps")
+    return sorted(p.name for p in resources.files("santorini_openings").iterdir() if p.name.endswith(".sps"))
 
 
 @functools.cache
