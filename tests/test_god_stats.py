@@ -31,10 +31,24 @@ def test_the_matrix_counts_scores_intervals_and_seat_one() -> None:
     assert ratings is not None
     assert ratings["apollo"].elo == pytest.approx(0.0, abs=1e-6) and ratings["apollo"].games == 4
     text = format_god_matrix(stats)
-    assert "apollo vs pan: 4 games, apollo 50% [15-85], seat 1 +25 points of %" in text
+    assert "apollo vs pan: 4 games, apollo 50% [15-85], seat 1 +25 points of %, Elo +0 +/- " in text
     assert "mortal vs mortal: 1 games, seat 1 +50 points of %" in text
     data = god_stats_json(stats)
     assert {c["row"] + "/" + c["column"] for c in data["two_seat"]["cells"]} == {"apollo/pan", "pan/apollo", "mortal/mortal"}
+    assert [(p["first"], p["second"]) for p in data["two_seat"]["pairings"]] == [("apollo", "pan")]
+    assert data["two_seat"]["pairings"][0]["elo"] == pytest.approx(0.0, abs=1e-6)
+
+
+def test_the_worked_example_of_the_spec() -> None:
+    """SPEC.md section 19.6: four games of Apollo against Pan, printed as the section shows."""
+    stats = GodStats()
+    for gods, placings in ((("apollo", "pan"), (1, 2)), (("apollo", "pan"), (1, 2)), (("apollo", "pan"), (2, 1)),
+                           (("pan", "apollo"), (1, 2))):
+        stats.add(gods, placings)
+    spec = (Path(__file__).resolve().parent.parent / "SPEC.md").read_text()
+    printed = format_god_matrix(stats)
+    assert printed in spec
+    assert "seat 1 scores 75%" in printed and "apollo vs pan: 4 games, apollo 50% [15-85], seat 1 +25" in printed
 
 
 def test_a_stronger_god_rates_higher() -> None:

@@ -133,6 +133,8 @@ def main() -> None:
               f"{suite[-1].candidate + 1:,} candidates in {seconds:.1f} s with --jobs {args.jobs} (target < 120 s)")
 
     pairs = args.games // 2
+    if not pairs:
+        return
     nodes = (args.strong_nodes, args.weak_nodes)
     tasks = [(kind, i, args.seed, nodes) for i in range(pairs) for kind in KINDS]
     outcomes: dict[str, list[int]] = {kind: [] for kind in KINDS}

@@ -12,7 +12,9 @@ row god's score (win 1, loss 0; Santorini has no draws), its 95 % Wilson interva
 a handful of games, never outside 0-100 %), and the seat-1 advantage: the score of whoever sat in
 seat 1 in those games, minus 50 %.  A god against itself (the base game) has score 50 % by
 definition; its cell says only the seat-1 advantage.  The god ratings are
-:func:`~santorini_server.stats.bradley_terry.joint_ratings_from_counts` with gods for engines.
+:func:`~santorini_server.stats.bradley_terry.joint_ratings_from_counts` with gods for engines, and
+each pairing's rating is the difference of its two gods' (with its 95 % error, from the fit's
+covariance).
 
 Three and four seats: per god, the games, how often it placed first, second, third, and its
 points share (:class:`~santorini_server.stats.placings.NSeatGame` points over the most a seat can
@@ -162,17 +164,20 @@ def format_god_matrix(stats: GodStats) -> str:
                 f"{'-' if a == b or (a, b) not in stats.cells else _pct(stats.cells[a, b].score):>6}" for b in gods
             )
             lines.append(f"  {a:<{width}}{scores}")
-        lines.append("Each matchup: games, the first god's score [95% interval], seat 1's advantage:")
+        ratings = stats.ratings()
+        lines.append("Each matchup: games, the first god's score [95% interval], seat 1's advantage, "
+                     "the Bradley-Terry rating difference:")
         for (a, b), cell in sorted(stats.cells.items()):
             if a > b:
                 continue
             lo, hi = cell.interval
             s1 = f"seat 1 {100 * cell.seat1_advantage:+.0f} points of %"
-            if a == b:
+            if a == b or ratings is None:
                 lines.append(f"  {a} vs {b}: {cell.games} games, {s1}")
             else:
-                lines.append(f"  {a} vs {b}: {cell.games} games, {a} {_pct(cell.score)}% [{_pct(lo)}-{_pct(hi)}], {s1}")
-        ratings = stats.ratings()
+                diff, error = ratings.difference(a, b)
+                lines.append(f"  {a} vs {b}: {cell.games} games, {a} {_pct(cell.score)}% [{_pct(lo)}-{_pct(hi)}], {s1}, "
+                             f"Elo {diff:+.0f} +/- {error:.0f}")
         if ratings is not None:
             lines.append("God ratings (Bradley-Terry, Elo, 95% interval):")
             for r in sorted((r for r in ratings.ratings if r.defined), key=lambda r: -r.elo):
@@ -201,6 +206,10 @@ def god_stats_json(stats: GodStats) -> dict[str, object]:
                 {"row": a, "column": b, "games": c.games, "score": c.score, "interval": list(c.interval),
                  "seat1_advantage": c.seat1_advantage}
                 for (a, b), c in sorted(stats.cells.items())
+            ],
+            "pairings": [] if ratings is None else [
+                {"first": a, "second": b, "elo": ratings.difference(a, b)[0], "error95": ratings.difference(a, b)[1]}
+                for (a, b) in sorted(stats.cells) if a < b
             ],
             "ratings": [] if ratings is None else [
                 {"god": r.name, "elo": r.elo, "error95": r.error95, "games": r.games}

@@ -234,18 +234,20 @@ def god_tables(stats: GodStats) -> tuple[tuple[str, Table], ...]:
             for a in gods
         )
         out.append(("God against god: the row god's score (games)", Table(("God", *gods), matrix)))
+        ratings = stats.ratings()
         rows = []
         for (a, b), cell in sorted(stats.cells.items()):
             if a > b:
                 continue
             lo, hi = cell.interval
+            elo = "" if a == b or ratings is None else "{:+.1f} +/- {:.1f}".format(*ratings.difference(a, b))
             rows.append((f"{a} vs {b}", str(cell.games), "" if a == b else _pct(cell.score),
-                         "" if a == b else f"{_pct(lo)} to {_pct(hi)}", f"{100 * cell.seat1_advantage:+.1f}"))
+                         "" if a == b else f"{_pct(lo)} to {_pct(hi)}", f"{100 * cell.seat1_advantage:+.1f}", elo))
         out.append((f"Matchups (seat 1 scores {_pct(stats.seat1_advantage + 0.5)} of {stats.two_seat_games} games)", Table(
-            ("Matchup", "Games", "First god's score", "95% interval", "Seat-1 advantage"), tuple(rows),
-            ("", "", "", "Wilson score interval", "seat 1's score minus 50%, in points of %"),
+            ("Matchup", "Games", "First god's score", "95% interval", "Seat-1 advantage", "Rating difference"), tuple(rows),
+            ("", "", "", "Wilson score interval", "seat 1's score minus 50%, in points of %",
+             "the first god's Bradley-Terry rating minus the second's, Elo, 95% error"),
         )))
-        ratings = stats.ratings()
         if ratings is not None:
             rated = sorted((r for r in ratings.ratings if r.defined), key=lambda r: -r.elo)
             out.append(("God ratings (Bradley-Terry)", Table(
