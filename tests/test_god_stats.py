@@ -96,6 +96,12 @@ def test_santorini_stats_reads_a_real_tournament(tmp_path: Path) -> None:
     cells = {(c["row"], c["column"]): c for c in data["two_seat"]["cells"]}
     assert cells["apollo", "pan"]["games"] == 4
     assert cells["apollo", "pan"]["score"] + cells["pan", "apollo"]["score"] == pytest.approx(1.0)
+    from santorini_server.server.run_standings import RunGods
+
+    counter = RunGods()
+    first, again = counter.count(out, 4), counter.count(out, 4)  # the second reads only what was added since
+    assert first.cells == again.cells and first.games == again.games == 4
+    assert first.cells["apollo", "pan"].games == 4
     report = (out / "report.html").read_text()
     assert 'id="h-gods"' in report and "apollo vs pan" in report and "God ratings (Bradley-Terry)" in report
     bad = subprocess.run([PY, "-m", "santorini_server.cli", "stats", str(out)], capture_output=True, text=True)
