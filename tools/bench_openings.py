@@ -10,8 +10,10 @@
    clock's noise is what varies a real match) play ``--games`` games (pairs: the same start,
    engines swapped) from each kind of start, in one run: the empty board (the engines place),
    uniformly random placements, and the bundled base-game suite.  Per kind: the pentanomial,
-   nElo with its 95% error, the error scaled to one game (``error x sqrt(games)``: lower means
-   more information per game), and the expected games an SPRT(elo0=0, elo1=10, normalized)
+   the logistic Elo with its 95% error scaled to one game (``error x sqrt(games)``: lower means
+   more information per game), nElo with its 95% error (nElo divides by the pairs' own spread,
+   so its error is the same for every kind at the same games; a larger nElo for the same two
+   engines is the more informative start), and the expected games an SPRT(elo0=0, elo1=10, normalized)
    needs to decide, from the pentanomial: the LLR the observed pairs give, per pair, is the
    drift of the LLR's walk, so ``E[games] ~ 2 x upper bound / drift`` (Wald, ignoring the
    overshoot; the engines are far enough apart that H1 is accepted).  The difference of the
@@ -145,15 +147,15 @@ def main() -> None:
     seconds = time.perf_counter() - started
     print(f"evidence: alphabeta {nodes[0]} nodes against {nodes[1]} (+-25% a search), {pairs} pairs per kind of "
           f"start, {seconds:.0f} s")
-    print(f"{'start':<18} {'pentanomial':<24} {'score':>6} {'nElo':>14} {'err/game':>9} {'E[SPRT games]':>14}")
+    print(f"{'start':<18} {'pentanomial':<24} {'score':>6} {'Elo':>14} {'err/game':>9} {'nElo':>14} {'E[SPRT games]':>14}")
     expected: dict[str, float] = {}
     for kind in KINDS:
         ptnml = _ptnml(outcomes[kind])
         est = pentanomial_elo(ptnml)
-        per_game = est.nelo_error95 * math.sqrt(2 * pairs)
+        per_game = est.error95 * math.sqrt(2 * pairs)
         expected[kind] = expected_games(ptnml)
-        print(f"{kind:<18} {list(ptnml)!s:<24} {100 * est.score:5.1f}% {est.nelo:7.1f} +/- {est.nelo_error95:5.1f} "
-              f"{per_game:9.0f} {expected[kind]:14.1f}")
+        print(f"{kind:<18} {list(ptnml)!s:<24} {100 * est.score:5.1f}% {est.elo:7.1f} +/- {est.error95:5.1f} "
+              f"{per_game:9.0f} {est.nelo:7.1f} +/- {est.nelo_error95:5.1f} {expected[kind]:14.1f}")
     rng = random.Random(args.seed)
     for kind in KINDS[1:]:
         diffs = []
