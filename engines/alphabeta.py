@@ -174,6 +174,33 @@ class Searcher:
                 break
         return children[best_index][0].stn
 
+    def score_turns(self, position: Position, depth: int) -> list[tuple[str, int]]:
+        """Every legal turn of ``position`` with its exact value at ``depth`` plies for the side to
+        move (full windows: no score is a bound, unlike the driver's).  For tools that choose among
+        near-best turns, such as the opening generator (SPEC.md section 19.3); no time limit."""
+        self.deadline = self.node_limit = None
+        self.stop = threading.Event()
+        self.killers = [[None, None] for _ in range(MAX_DEPTH + 2)]
+        opp_god, carry, threat_god, threat_bound = _next_mover(position)
+        out = []
+        for t in generate(position):
+            if t.win:
+                v = WIN_SCORE
+            elif depth <= 1:
+                v = -self._leaf(_bound(t.state) if carry else t.state, opp_god, threat_god, threat_bound, 1)
+            else:
+                v = -self._negamax(position.successor(t.state), depth - 1, -INF, INF, 1)
+            out.append((t.stn, v))
+        return out
+
+    def value(self, position: Position, depth: int) -> int:
+        """The exact ``depth``-ply value of ``position`` for the side to move (one full-window
+        alpha-beta search: the best of :meth:`score_turns`, at a fraction of its cost)."""
+        self.deadline = self.node_limit = None
+        self.stop = threading.Event()
+        self.killers = [[None, None] for _ in range(MAX_DEPTH + 2)]
+        return self._negamax(position, depth, -INF, INF, 0)
+
     @staticmethod
     def _ms(started: float) -> int:
         return int((time.monotonic() - started) * 1000)
@@ -396,6 +423,15 @@ class ParanoidSearcher(Searcher):
         if len(self.static_cache) > 2 * self.max_entries:
             self.static_cache.clear()
         return super().choose(position, limits, stop, info)
+
+    def score_turns(self, position: Position, depth: int) -> list[tuple[str, int]]:
+        """As :meth:`Searcher.score_turns`, values from the side of the seat to move (paranoid)."""
+        self.root = position.to_move
+        self.deadline = self.node_limit = None
+        self.stop = threading.Event()
+        self.killers = [[None, None] for _ in range(MAX_DEPTH + 2)]
+        return [(t.stn, WIN_SCORE if t.win else self._search(position.successor(t.state), depth - 1, -INF, INF, 1))
+                for t in generate(position)]
 
     def _root(
         self,
@@ -641,6 +677,18 @@ class AlphaBeta:
         self.two.new_game()
         self.teams.new_game()
         self.paranoid.new_game()
+
+    def score_turns(self, position: Position, depth: int) -> list[tuple[str, int]]:
+        """Every legal turn with its exact ``depth``-ply value for the seat to move (see
+        :meth:`Searcher.score_turns`), by the searcher this seat count uses."""
+        n = len(position.gods)
+        return (self.two if n == 2 else self.paranoid if n == 3 else self.teams).score_turns(position, depth)
+
+    def value(self, position: Position, depth: int) -> int:
+        """The exact ``depth``-ply value for the side to move of a two- or four-seat position."""
+        if len(position.gods) == 3:
+            raise ValueError("a three-seat position has no two-sided value (paranoid values are the root seat's)")
+        return (self.two if len(position.gods) == 2 else self.teams).value(position, depth)
 
     def choose(self, position: Position, limits: Limits, stop: threading.Event, info: Info) -> str:
         n = len(position.gods)

@@ -185,3 +185,20 @@ async def test_a_run_page_sent_while_its_standings_are_counted_fills_them_in_by_
         await trio.to_thread.run_sync(first_look, slow)
         slow.release.set()
         await trio.to_thread.run_sync(filled_in, slow)
+
+
+def test_the_run_page_shows_the_god_statistics(chromium: Browser, daemon: tuple[Daemon, Path]) -> None:
+    """SPEC.md section 19.6: the run page's god tables, counted from the run's archive."""
+    from selenium.webdriver.common.by import By
+
+    served, _ = daemon
+    visit(chromium, served, "/runs/1")
+    section = chromium.driver.find_element(By.ID, "gods")
+    assert section.is_displayed()
+    matchups = chromium.driver.find_element(By.ID, "gods-2").text
+    assert "mortal vs mortal" in matchups and "Seat-1 advantage" in matchups
+    assert chromium.js("return document.querySelectorAll('#gods-2 tbody tr').length") == 1
+    assert chromium.js("return document.querySelector('#gods-2 tbody tr td:nth-child(2)').textContent") == "2"
+    errors, outside = problems(chromium, served)
+    assert errors == [] and outside == []
+    chromium.screenshot(artefacts_dir() / "dashboard-run-gods.png")

@@ -53,13 +53,16 @@ LAYERS: dict[str, Layer] = {
     "sei": _layer("termination", "msgspec", pure=True),
     "render": _layer("rules", pure=True),
     "records": _layer("rules termination", "msgspec"),
+    # opening suites: read (for tournaments) and made from the bundled alpha-beta engine's play
+    "openings": _layer("rules", "santorini_engines"),
     "adjudicator": _layer("rules sei termination records", "msgspec", pure=True),
     "viewer": _layer("rules termination records adjudicator", "jinja2 markupsafe"),
     "process": _layer("", "trio structlog"),
     "referee": _layer("rules sei termination records stats adjudicator process", "trio structlog msgspec"),
     "check": _layer("rules sei termination records adjudicator process referee", "trio structlog"),
     "tournament": _layer(
-        "rules sei termination records stats adjudicator process referee viewer", "trio structlog msgspec jinja2 markupsafe"
+        "rules sei termination records stats adjudicator process referee viewer openings",
+        "trio structlog msgspec jinja2 markupsafe",
     ),
     "backends": _layer(
         "rules termination records stats adjudicator process referee tournament", "trio structlog dask distributed"
@@ -81,7 +84,7 @@ LAYERS: dict[str, Layer] = {
     "adapters": _layer("rules", "click santorini_engines"),
     "cli": _layer(
         "rules sei termination records stats adjudicator process referee check tournament backends render viewer server "
-        "dashboard engine adapters",
+        "dashboard engine adapters openings",
         "click trio structlog httpx",
     ),
 }

@@ -37,6 +37,8 @@ _COMMANDS: dict[str, tuple[str, str, str]] = {
     "runs": ("client_cmds", "runs", "List a server's runs and their states."),
     "cancel": ("client_cmds", "cancel", "Cancel a queued or running run on a server."),
     "adapter": ("adapter_cmd", "adapter", "Run an existing engine (cpp-santorini, AlphaZero...) as an SEI engine."),
+    "stats": ("stats_cmd", "stats", "Statistics of a records file: the god matrix and ratings (--gods)."),
+    "openings": ("openings_cmd", "openings", "Make an opening suite (balanced starts, distinct under symmetry)."),
 }
 
 

@@ -15,6 +15,7 @@ import trio
 from click.core import ParameterSource
 
 from ..backends.dask_security import DaskTLS
+from ..openings.suites import BUNDLED
 from ..records import RecordError
 from ..referee.iolog import make_io_log
 from ..tournament.config import (
@@ -246,8 +247,10 @@ def new_settings(ctx: click.Context) -> Settings:
     settings = Settings(**{name: value for name, value in values.items() if value is not None})
     settings.engines = list(settings.engines)
     from_file = params["toml_settings"] or {}
-    if params["openings_file"] is not None:
-        settings.openings = read_openings(params["openings_file"])
+    if params["openings_file"] == BUNDLED:
+        settings.openings = [BUNDLED]  # expanded per gods list by the config (SPEC.md section 19.4)
+    elif params["openings_file"] is not None:
+        settings.openings = read_openings(Path(params["openings_file"]))
     elif "openings" in from_file:
         settings.openings = list(from_file["openings"])
     if settings.players != 2 and params["gods"] is None and "gods" not in from_file:
@@ -285,8 +288,9 @@ def new_settings(ctx: click.Context) -> Settings:
               help="God matchups g1/g2[,g3/g4...] or 'all' (every ordered pair of different simple gods); "
                    "default mortal/mortal.  3 or 4 players: g1/g2/g3[/g4] lists (no mortal, no god twice) or "
                    "'all', the default: each set of games draws distinct gods from the eight, seeded by --seed.")
-@click.option("--openings", "openings_file", type=click.Path(dir_okay=False, path_type=Path),
-              help="File of SPS positions, one per line; each played twice with colours reversed.")
+@click.option("--openings", "openings_file",
+              help="File of SPS positions, one per line; each played twice with colours reversed.  'bundled': "
+                   "each matchup's bundled suite (write ./bundled for a file of that name).")
 @click.option("--order", type=click.Choice(["sequential", "random"]),
               help="Order of openings/matchups (random uses --seed).")
 @click.option("--seed", type=int, help="Seed for --order random and for the gods of 3 and 4 players (default 0).")
@@ -331,7 +335,7 @@ def tournament(
     teams: str | None,
     games: int | None,
     gods: str | None,
-    openings_file: Path | None,
+    openings_file: str | None,
     order: str | None,
     seed: int | None,
     concurrency: int | None,

@@ -24,6 +24,7 @@ submitted while the queue is full (``serve --max-queued``) is the form again wit
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import hmac
 import re
@@ -49,7 +50,7 @@ from ..server.runs import DamagedRegion, QueueFull, RunScheduler, run_settings
 from ..server.store import BadRunState, Bot, BotHasGames, NoSuchBot, NoSuchRun, Run, Store, StoreError
 from ..stats.standings import Standings
 from ..tournament.config import Settings, TournamentConfig
-from ..tournament.report import Table, standings_tables
+from ..tournament.report import Table, god_tables, standings_tables
 from ..tournament.scoring import versus
 from .sessions import COOKIE, Session, Sessions, same_origin
 from .static_files import static_mount
@@ -170,6 +171,8 @@ class RunTables:
     crosstable: Table | None
     losses: Table
     match: MatchLine | None
+    gods: tuple[tuple[str, Table], ...] = ()
+    """The god statistics (SPEC.md section 19.6) as titled tables."""
 
 
 def run_tables(config: TournamentConfig, standings: Any, games: int) -> RunTables:
@@ -208,9 +211,17 @@ def _config(run: Run) -> TournamentConfig | None:
 def standings_view(
     scheduler: RunScheduler, run: Run, config: TournamentConfig
 ) -> Callable[..., tuple[RunTables, Damage]]:
-    """The run page's view of the run's standings (:meth:`RunViews.view`; blocks: for a worker thread)."""
+    """The run page's view of the run's standings and god statistics (:meth:`RunViews.view`;
+    blocks: for a worker thread)."""
+    directory = scheduler.run_directory(run.id)
+    views = scheduler.standings
+
+    def show(config: TournamentConfig, standings: Any, games: int) -> RunTables:
+        tables = run_tables(config, standings, games)
+        return dataclasses.replace(tables, gods=god_tables(views.gods.count(directory, config.total)))
+
     return partial(
-        scheduler.standings.view, scheduler.run_directory(run.id), config, "page", run_tables,
+        views.view, directory, config, "page", show,
         final=run.state in ("finished", "cancelled"), playing=scheduler.playing(run.id),
     )
 

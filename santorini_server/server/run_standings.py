@@ -37,6 +37,7 @@ clocks run on.  Every view blocks on file reads and CPU work: call it in a worke
 
 from __future__ import annotations
 
+import copy
 import os
 import threading
 import time
@@ -50,6 +51,7 @@ import structlog
 
 from ..records.frames import ArchiveError, CorruptFrame, Frame, iter_stream_frames
 from ..records.payload import decode_record_without_turns
+from ..stats.gods import GodStats
 from ..tournament.config import TournamentConfig
 from ..tournament.output import ARCHIVE
 from ..tournament.standings_file import MAX_REGIONS, SNAPSHOT, Snapshot, SnapshotError, StandingsFile
@@ -57,8 +59,8 @@ from ..tournament.standings_file import MAX_REGIONS, SNAPSHOT, Snapshot, Snapsho
 if TYPE_CHECKING:
     from ..stats.standings import Standings
 
-__all__ = ["Counting", "Damage", "MAX_REGIONS", "MEMO", "REFRESH", "RunViews", "Show", "count_run", "load_snapshot",
-           "text_tables"]
+__all__ = ["Counting", "Damage", "MAX_REGIONS", "MEMO", "REFRESH", "RunGods", "RunViews", "Show", "count_run",
+           "load_snapshot", "text_tables"]
 
 _log = structlog.get_logger("santorini.runs")
 
@@ -182,10 +184,61 @@ def _stamp(directory: Path) -> tuple[int, ...]:
     return tuple(stamp)
 
 
-class RunViews:
-    """Views of runs' standings (:func:`count_run`), the last :data:`MEMO` kept.  Thread-safe."""
+@dataclass
+class _GodCount:
+    offset: int
+    stats: GodStats
+    seen: bytearray
+    """A bit per game number counted (a resumed run may hold a game twice: it counts once)."""
+
+
+class RunGods:
+    """The god statistics of runs (SPEC.md section 19.6), counted from their archives where the
+    last count stopped, for the last :data:`MEMO` runs: a view reads only the games since (the
+    daemon's first view of a run after a start reads its archive once, a frame at a time).
+    Thread-safe; blocks on file reads: call it in a worker thread."""
 
     def __init__(self) -> None:
+        self._runs: OrderedDict[Path, _GodCount] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def count(self, directory: Path, total: int) -> GodStats:
+        """The god statistics of the run in ``directory`` (``total`` games scheduled), a copy;
+        damaged frames are skipped (the standings view reports them)."""
+        with self._lock:
+            state = self._runs.get(directory) or _GodCount(0, GodStats(), bytearray(total // 8 + 1))
+            try:
+                file = (directory / ARCHIVE).open("rb")
+            except FileNotFoundError:
+                return GodStats()
+            with file:
+                file.seek(state.offset)
+                for item in iter_stream_frames(file.read, state.offset):
+                    if not isinstance(item, Frame):
+                        continue
+                    state.offset = item.offset + item.size
+                    try:
+                        record = decode_record_without_turns(item.payload)
+                    except ArchiveError:
+                        continue
+                    number = record.game_number
+                    if number is None or not 1 <= number <= total or state.seen[number >> 3] >> (number & 7) & 1:
+                        continue
+                    state.seen[number >> 3] |= 1 << (number & 7)
+                    state.stats.add(record.gods, record.placings)
+            self._runs[directory] = state
+            self._runs.move_to_end(directory)
+            while len(self._runs) > MEMO:
+                self._runs.popitem(last=False)
+            return copy.deepcopy(state.stats)  # a few dozen counters: the caller reads them unlocked
+
+
+class RunViews:
+    """Views of runs' standings (:func:`count_run`), the last :data:`MEMO` kept, and their god
+    statistics (:attr:`gods`).  Thread-safe."""
+
+    def __init__(self) -> None:
+        self.gods = RunGods()
         self._memo: OrderedDict[tuple[Path, str, bool], _Shown] = OrderedDict()
         self._counting: dict[Path, threading.Event] = {}
         """First counts under way (no snapshot), by run folder: emptied as each ends."""

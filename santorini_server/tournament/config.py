@@ -21,17 +21,19 @@ from typing import Annotated, Any, Literal
 import msgspec
 
 from ..adjudicator import TimeControl, parse_tc
+from ..openings.suites import BUNDLED, bundled_suite, read_suite
 from ..records import MAX_LABEL, atomic_file, check_label
 from ..referee.engine_spec import EngineSpec, parse_engine_spec
-from ..rules import NotationError, parse_sps
+from ..rules import parse_sps
 from ..stats.sprt import SprtConfig
-from .schedule import MAX_GAMES, PLAYER_COUNTS, Schedule, build_schedule, parse_gods_list, parse_teams
+from .schedule import DRAW, MAX_GAMES, PLAYER_COUNTS, Schedule, build_schedule, parse_gods_list, parse_teams
 
 __all__ = [
     "Settings",
     "TournamentConfig",
     "load_toml",
     "read_openings",
+    "bundled_conditions",
     "parse_sprt",
     "save_settings",
     "load_settings",
@@ -136,27 +138,28 @@ def load_toml(path: Path) -> dict[str, Any]:
 
 
 def read_openings(path: Path) -> list[str]:
-    """One SPS per line (``#`` comments, blank lines ignored); each checked, errors name the line."""
-    try:
-        text = path.read_text(encoding="utf-8-sig")  # a BOM is not part of the first SPS
-    except OSError as exc:
-        raise ValueError(f"cannot read openings {path}: {exc.strerror or exc}") from None
-    except UnicodeDecodeError as exc:
-        bad_line = exc.object[: exc.start].count(b"\n") + 1
-        raise ValueError(f"{path}:{bad_line}: not UTF-8 text ({exc.reason} at byte {exc.start}); an openings file "
-                         "holds one SPS a line") from None
-    out = []
-    for lineno, line in enumerate(text.splitlines(), 1):
-        line = line.split("#", 1)[0].strip()
-        if not line:
-            continue
-        try:
-            out.append(parse_sps(line).sps())
-        except NotationError as exc:
-            raise ValueError(f"{path}:{lineno}: {exc}") from None
-    if not out:
-        raise ValueError(f"{path}: no openings in the file")
-    return out
+    """One SPS per line (``#`` comments, blank lines ignored); each checked, errors name the line
+    (:func:`~santorini_server.openings.suites.read_suite`)."""
+    return read_suite(path)
+
+
+def bundled_conditions(
+    matchups: tuple[tuple[str, ...], ...] | None, players: int
+) -> tuple[tuple[tuple[str, ...], ...], tuple[str, ...]]:
+    """``--openings bundled``: each gods list's bundled suite, as zipped gods lists and openings
+    (None: gods drawn per set with three or four seats, so the seat count's whole suite, each
+    opening with its own gods).
+
+    Raises:
+        ValueError: a gods list with no bundled suite (one line).
+    """
+    gods_out: list[tuple[str, ...]] = []
+    openings: list[str] = []
+    for gods in matchups if matchups is not None else (None,):
+        for sps in bundled_suite(gods, players):
+            gods_out.append(parse_sps(sps).gods)
+            openings.append(sps)
+    return tuple(gods_out), tuple(openings)
 
 
 def check_event(text: str) -> str:
@@ -270,7 +273,10 @@ class TournamentConfig:
             raise ValueError("--teams is for four-seat tournaments (--players 4)")
         teams = parse_teams(settings.teams, [s.name for s in specs]) if settings.teams.strip() else None
         matchups = parse_gods_list(settings.gods, players)
+        paired = settings.openings == [BUNDLED]
         openings: tuple[str | None, ...] = tuple(settings.openings) or (None,)
+        if paired:
+            matchups, openings = bundled_conditions(None if matchups is DRAW else matchups, players)
         for opening in openings:
             if opening is not None and parse_sps(opening).nseats != players:
                 raise ValueError(
@@ -288,6 +294,7 @@ class TournamentConfig:
             seed=settings.seed,
             players=players,
             teams=teams,
+            paired=paired,
         )
         concurrency = settings.concurrency or os.cpu_count() or 1
         if concurrency < 1:

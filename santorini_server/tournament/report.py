@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 from ..records import GameRecord
 from ..stats.bradley_terry import format_joint_columns
 from ..stats.elo import _fixed
+from ..stats.gods import GodStats
 from ..stats.placings import NSeatGame
 from ..stats.standings import RankingRow, Standings
 from ..termination import Termination
@@ -54,6 +55,8 @@ __all__ = [
     "report_data",
     "RecordsHead",
     "MAX_NUMBER",
+    "god_stats_of",
+    "god_tables",
     "game_summary",
     "score_history",
     "standings_tables",
@@ -137,6 +140,8 @@ class ReportData:
     terminations: tuple[tuple[str, int], ...]
     blocks: tuple[tuple[Block, int], ...]
     block_size: int = BLOCK_SIZE
+    gods: tuple[tuple[str, Table], ...] = ()
+    """The god statistics (SPEC.md section 19.6) as titled tables: empty with no scored game."""
 
 
 def report_data(
@@ -147,8 +152,10 @@ def report_data(
     blocks: Mapping[int, int],
     *,
     block_size: int = BLOCK_SIZE,
+    gods: GodStats | None = None,
 ) -> ReportData:
-    """The report of what the counters say: ``blocks`` maps a block's first number to its games."""
+    """The report of what the counters say: ``blocks`` maps a block's first number to its games,
+    ``gods`` counts them by gods."""
     names = list(standings.engines)
     order = [t.value for t in Termination]
     return ReportData(
@@ -161,6 +168,7 @@ def report_data(
         terminations=tuple(sorted(terminations.items(), key=lambda kv: order.index(kv[0]) if kv[0] in order else len(order))),
         blocks=tuple((block_of(first, block_size), count) for first, count in sorted(blocks.items())),
         block_size=block_size,
+        gods=god_tables(gods) if gods is not None else (),
     )
 
 
@@ -190,7 +198,67 @@ def build_report(
         terminations[record.termination] = terminations.get(record.termination, 0) + 1
         first = block_of(number, block_size).first
         blocks[first] = blocks.get(first, 0) + 1
-    return report_data(info, standings, chart.lines(), terminations, blocks, block_size=block_size)
+    return report_data(info, standings, chart.lines(), terminations, blocks, block_size=block_size,
+                       gods=god_stats_of(record for _, record in games))
+
+
+def god_stats_of(games: Iterable[GameRecord | GameSummary]) -> GodStats:
+    """The god statistics of ``games`` (records or the report's summaries)."""
+    stats = GodStats()
+    for game in games:
+        gods = tuple(game.gods.split("/")) if isinstance(game, GameSummary) else game.gods
+        stats.add(gods, game.placings)
+    return stats
+
+
+def _pct(x: float) -> str:
+    return f"{100 * x:.1f}%"
+
+
+def god_tables(stats: GodStats) -> tuple[tuple[str, Table], ...]:
+    """The god statistics as titled tables: for two seats the matrix (row god's score, games),
+    each matchup's games, score, 95% interval and seat-1 advantage, and the god ratings; for three
+    and four seats the placings per god.  Empty without a scored game."""
+    out: list[tuple[str, Table]] = []
+    gods = stats.gods()
+    if gods:
+        matrix = tuple(
+            (a, *("" if (a, b) not in stats.cells else
+                  f"{stats.cells[a, b].games}" if a == b else
+                  f"{100 * stats.cells[a, b].score:.0f}% ({stats.cells[a, b].games})" for b in gods))
+            for a in gods
+        )
+        out.append(("God against god: the row god's score (games)", Table(("God", *gods), matrix)))
+        ratings = stats.ratings()
+        rows = []
+        for (a, b), cell in sorted(stats.cells.items()):
+            if a > b:
+                continue
+            lo, hi = cell.interval
+            elo = "" if a == b or ratings is None else "{:+.1f} +/- {:.1f}".format(*ratings.difference(a, b))
+            rows.append((f"{a} vs {b}", str(cell.games), "" if a == b else _pct(cell.score),
+                         "" if a == b else f"{_pct(lo)} to {_pct(hi)}", f"{100 * cell.seat1_advantage:+.1f}", elo))
+        out.append((f"Matchups (seat 1 scores {_pct(stats.seat1_advantage + 0.5)} of {stats.two_seat_games} games)", Table(
+            ("Matchup", "Games", "First god's score", "95% interval", "Seat-1 advantage", "Rating difference"), tuple(rows),
+            ("", "", "", "Wilson score interval", "seat 1's score minus 50%, in points of %",
+             "the first god's Bradley-Terry rating minus the second's, Elo, 95% error"),
+        )))
+        if ratings is not None:
+            rated = sorted((r for r in ratings.ratings if r.defined), key=lambda r: -r.elo)
+            out.append(("God ratings (Bradley-Terry)", Table(
+                ("God", "Elo", "+/-", "Games"), tuple((r.name, _fixed(r.elo, 1), _fixed(r.error95, 1), str(r.games))
+                                                     for r in rated),
+            )))
+    for seats, table in sorted(stats.nseat.items()):
+        places = 2 if seats == 4 else seats
+        placed: list[tuple[str, ...]] = [
+            (god, str(row.games), *(str(row.placings.get(k, 0)) for k in range(1, places + 1)), _pct(row.share))
+            for god, row in sorted(table.items(), key=lambda kv: -kv[1].share)
+        ]
+        out.append((f"{seats} seats: placings per god", Table(
+            ("God", "Games", *(_place_name(k) for k in range(1, places + 1)), "Points share"), tuple(placed),
+        )))
+    return tuple(out)
 
 
 def standings_tables(

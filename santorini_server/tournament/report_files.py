@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import msgspec
 
 from ..records import CorruptFrame, GameRecord, atomic_file, iter_archive_frames, read_record_at
+from ..stats.gods import GodStats
 from .output import archive_anchor
 from .report import (
     BLOCK_SIZE,
@@ -99,6 +100,7 @@ class _State(msgspec.Struct, forbid_unknown_fields=True):
     terminations: dict[str, int]
     blocks: list[tuple[int, int]]
     stale: list[int]
+    gods: Any
 
 
 class ReportWriter:
@@ -138,6 +140,7 @@ class ReportWriter:
         self._restored = False  # the scripts in games/ are this report's (its state matched the archive)
         self._chart = ScoreChart(info.engines)
         self._terminations: dict[str, int] = {}
+        self._gods = GodStats()
         self._standings = empty_standings(info.seats, info.engines)
         self._counts = True  # False: the standings are the tournament's, which counts each game
         self._dirty: set[Block] = set()
@@ -161,6 +164,7 @@ class ReportWriter:
             count_game(self._standings, record, number)
         g = game_summary(record)
         self._chart.add(g.seats, g.placings)
+        self._gods.add(g.gods.split("/"), g.placings)
         self._terminations[g.termination] = self._terminations.get(g.termination, 0) + 1
         block = block_of(number, self.block_size)
         self._blocks[block.first] = self._blocks.get(block.first, 0) + 1
@@ -218,9 +222,11 @@ class ReportWriter:
             if archive_anchor(self.archive, state.offset) != state.anchor:
                 return 0
             chart = ScoreChart.from_state(state.chart)
+            gods = GodStats.from_state(state.gods)
         except (OSError, ValueError, msgspec.DecodeError):
             return 0
         self._chart = chart
+        self._gods = gods
         self._terminations = dict(state.terminations)
         self._blocks = dict(state.blocks)
         self._stale = set(state.stale)
@@ -339,8 +345,9 @@ class ReportWriter:
             return _Job(self, blocks, pages, counts, None, budget=0.0)
         standings = self._standings if self._counts else type(self._standings).from_state(self._standings.state())
         data = report_data(self.info, standings, self._chart.lines(), dict(self._terminations), dict(self._blocks),
-                           block_size=self.block_size)
-        state = (self._chart.state(), dict(self._terminations), sorted(self._blocks.items()), self.offset)
+                           block_size=self.block_size, gods=self._gods)
+        state = (self._chart.state(), dict(self._terminations), sorted(self._blocks.items()), self.offset,
+                 self._gods.state())
         return _Job(self, blocks, pages, counts, (data, state), budget=math.inf if final else VIEWER_BUDGET)
 
 
@@ -355,7 +362,7 @@ class _Job:
     numbers, not rows."""
 
     def __init__(self, writer: ReportWriter, blocks: list[Block], pages: dict[int, list[BlockEntry]],
-                 counts: dict[int, int], report: tuple[Any, tuple[Any, dict[str, int], list[tuple[int, int]], int]] | None,
+                 counts: dict[int, int], report: tuple[Any, tuple[Any, dict[str, int], list[tuple[int, int]], int, Any]] | None,
                  *, budget: float) -> None:
         self.writer = writer
         self.blocks = blocks
@@ -383,14 +390,14 @@ class _Job:
         self._render(listed)
         if self.report is None:
             return
-        data, (chart, terminations, blocks, offset) = self.report
+        data, (chart, terminations, blocks, offset, gods) = self.report
         html = render_report(data).encode("utf-8")
         with atomic_file(writer.directory / REPORT) as f:
             f.write(html)
         if writer.archive is not None:
             (writer.directory / GAMES_DIR).mkdir(parents=True, exist_ok=True)
             state = _State(_FORMAT, writer._key(), offset, archive_anchor(writer.archive, offset), chart, terminations,
-                           blocks, sorted(writer._stale))
+                           blocks, sorted(writer._stale), gods)
             with atomic_file(writer.directory / GAMES_DIR / STATE) as f:
                 f.write(msgspec.msgpack.encode(state))
 

@@ -107,5 +107,6 @@ def render_report(data: ReportData) -> str:
         chart=chart_geometry(data.chart, data.played),
         losses=data.losses,
         terminations=data.terminations,
+        gods=data.gods,
         games_json=Markup(_blocks_json(data)),
     )

@@ -264,6 +264,9 @@ class Schedule(Sequence[ScheduledGame]):
     sequential order (gods lists within openings); None: sequential."""
     seed: int
     """The draw's seed (0 when nothing is drawn)."""
+    paired: bool = False
+    """Conditions are ``matchups[i]`` with ``openings[i]`` (``--openings bundled``: each matchup
+    its own suite) instead of every gods list with every opening."""
 
     def __len__(self) -> int:
         return self.rounds * self.encounters * self.per_encounter
@@ -348,10 +351,10 @@ class Schedule(Sequence[ScheduledGame]):
     def _condition(self, index: int) -> tuple[tuple[str, ...], str | None]:
         """The gods and opening of set ``index`` of the cycle (rounds continue it; a draw is
         seeded with ``index`` itself, so each set of the cycle has its own)."""
-        place = index % (len(self.matchups) * len(self.openings))
+        place = index % (len(self.openings) if self.paired else len(self.matchups) * len(self.openings))
         if self.shuffle is not None:
             place = self.shuffle[place]
-        opening, gods = divmod(place, len(self.matchups))
+        opening, gods = (place, place) if self.paired else divmod(place, len(self.matchups))
         listed = self.matchups[gods]
         return (draw_gods(self.seed, index, self.players) if listed is None else listed), self.openings[opening]
 
@@ -444,6 +447,7 @@ def build_schedule(
     seed: int = 0,
     players: int = 2,
     teams: tuple[tuple[int, int], ...] | None = None,
+    paired: bool = False,
 ) -> Schedule:
     """Every game of the tournament in playing order (a :class:`Schedule`: computed as asked).
 
@@ -454,6 +458,8 @@ def build_schedule(
         order: ``sequential`` or ``random`` (conditions shuffled with ``seed``).
         players: seats per game (2, 3 or 4).
         teams: four seats: the teams (engine indices); default: each engine a team of itself.
+        paired: ``matchups`` and ``openings`` are zipped (one opening per gods list, as
+            ``--openings bundled`` gives them), not crossed.
     """
     if players not in PLAYER_COUNTS:
         raise ValueError(f"--players must be 2, 3 or 4, got {players}")
@@ -466,7 +472,9 @@ def build_schedule(
     if teams is not None and players != 4:
         raise ValueError("--teams is for four-seat tournaments (--players 4)")
     gods_list: tuple[tuple[str, ...] | None, ...] = (None,) if matchups is DRAW else matchups
-    conditions = len(gods_list) * len(openings)
+    if paired and len(gods_list) != len(openings):
+        raise ValueError(f"paired conditions need one gods list per opening, got {len(gods_list)} and {len(openings)}")
+    conditions = len(openings) if paired else len(gods_list) * len(openings)
     shuffle: list[int] | None = None
     if order == "random":
         # shuffling the indices permutes them as the conditions themselves were shuffled
@@ -503,4 +511,5 @@ def build_schedule(
         openings=tuple(openings),
         shuffle=None if shuffle is None or shuffle == sorted(shuffle) else tuple(shuffle),
         seed=seed if DRAW in gods_list else 0,
+        paired=paired,
     )

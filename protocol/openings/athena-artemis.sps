@@ -1,0 +1,15 @@
+# santorini opening suite (SPEC.md section 19): one SPS a line, each played as a pair
+# gods athena/artemis, 2 seats, 10 openings, distinct under the board's 8 symmetries
+# engine santorini_engines.alphabeta: every placement and 0 more turns drawn among those within 20 of the best (first placement of two seats scored at depth 2, others at depth 1)
+# balance: |alphabeta value at depth 2| <= 30 for the side to move
+# made by: santorini openings --gods athena/artemis --seats 2 --count 10 --seed 1 --plies 0 --depth 2 --bound 30 --margin 20
+athena/artemis;00000/00000/00000/00000/00000;b3,d5/b5,d3;1;2  # score -9
+athena/artemis;00000/00000/00000/00000/00000;a4,d4/c3,d2;1;2  # score -4
+athena/artemis;00000/00000/00000/00000/00000;b4,d5/c3,e4;1;2  # score -3
+athena/artemis;00000/00000/00000/00000/00000;a3,c4/b1,b3;1;2  # score 0
+athena/artemis;00000/00000/00000/00000/00000;a3,d4/d1,d3;1;2  # score 0
+athena/artemis;00000/00000/00000/00000/00000;a2,d4/c4,e3;1;2  # score 0
+athena/artemis;00000/00000/00000/00000/00000;b4,c3/a2,d4;1;2  # score 2
+athena/artemis;00000/00000/00000/00000/00000;a3,d4/a2,d3;1;2  # score 0
+athena/artemis;00000/00000/00000/00000/00000;c3,c4/a2,d3;1;2  # score 0
+athena/artemis;00000/00000/00000/00000/00000;a3,c4/c5,d2;1;2  # score -8

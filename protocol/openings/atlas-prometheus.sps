@@ -1,0 +1,15 @@
+# santorini opening suite (SPEC.md section 19): one SPS a line, each played as a pair
+# gods atlas/prometheus, 2 seats, 10 openings, distinct under the board's 8 symmetries
+# engine santorini_engines.alphabeta: every placement and 0 more turns drawn among those within 20 of the best (first placement of two seats scored at depth 2, others at depth 1)
+# balance: |alphabeta value at depth 2| <= 30 for the side to move
+# made by: santorini openings --gods atlas/prometheus --seats 2 --count 10 --seed 1 --plies 0 --depth 2 --bound 30 --margin 20
+atlas/prometheus;00000/00000/00000/00000/00000;b4,c4/b3,d4;1;2  # score -10
+atlas/prometheus;00000/00000/00000/00000/00000;a4,c4/b3,c2;1;2  # score -24
+atlas/prometheus;00000/00000/00000/00000/00000;a3,d3/c5,d2;1;2  # score -10
+atlas/prometheus;00000/00000/00000/00000/00000;a4,d4/b4,e4;1;2  # score 0
+atlas/prometheus;00000/00000/00000/00000/00000;b5,c3/d3,d5;1;2  # score -6
+atlas/prometheus;00000/00000/00000/00000/00000;b5,c3/a4,d3;1;2  # score -2
+atlas/prometheus;00000/00000/00000/00000/00000;a3,d4/a2,c2;1;2  # score -2
+atlas/prometheus;00000/00000/00000/00000/00000;a4,d4/b3,c5;1;2  # score 3
+atlas/prometheus;00000/00000/00000/00000/00000;b3,d4/b4,d1;1;2  # score -1
+atlas/prometheus;00000/00000/00000/00000/00000;a4,c4/c1,d3;1;2  # score -14

@@ -1,0 +1,15 @@
+# santorini opening suite (SPEC.md section 19): one SPS a line, each played as a pair
+# gods demeter/hephaestus, 2 seats, 10 openings, distinct under the board's 8 symmetries
+# engine santorini_engines.alphabeta: every placement and 0 more turns drawn among those within 20 of the best (first placement of two seats scored at depth 2, others at depth 1)
+# balance: |alphabeta value at depth 2| <= 30 for the side to move
+# made by: santorini openings --gods demeter/hephaestus --seats 2 --count 10 --seed 1 --plies 0 --depth 2 --bound 30 --margin 20
+demeter/hephaestus;00000/00000/00000/00000/00000;a3,d4/c3,e2;1;2  # score 11
+demeter/hephaestus;00000/00000/00000/00000/00000;a3,d4/d2,e4;1;2  # score 18
+demeter/hephaestus;00000/00000/00000/00000/00000;b3,d4/c2,e4;1;2  # score 18
+demeter/hephaestus;00000/00000/00000/00000/00000;a4,c4/a2,d3;1;2  # score 12
+demeter/hephaestus;00000/00000/00000/00000/00000;b4,c4/b3,c3;1;2  # score 7
+demeter/hephaestus;00000/00000/00000/00000/00000;b3,d5/d1,d4;1;2  # score 2
+demeter/hephaestus;00000/00000/00000/00000/00000;a3,c4/b2,b3;1;2  # score 13
+demeter/hephaestus;00000/00000/00000/00000/00000;a3,c4/c3,d1;1;2  # score 13
+demeter/hephaestus;00000/00000/00000/00000/00000;b3,d4/b2,e4;1;2  # score 15
+demeter/hephaestus;00000/00000/00000/00000/00000;a3,d4/a4,c3;1;2  # score 1

@@ -1,0 +1,15 @@
+# santorini opening suite (SPEC.md section 19): one SPS a line, each played as a pair
+# gods hephaestus/demeter, 2 seats, 10 openings, distinct under the board's 8 symmetries
+# engine santorini_engines.alphabeta: every placement and 0 more turns drawn among those within 20 of the best (first placement of two seats scored at depth 2, others at depth 1)
+# balance: |alphabeta value at depth 2| <= 30 for the side to move
+# made by: santorini openings --gods hephaestus/demeter --seats 2 --count 10 --seed 1 --plies 0 --depth 2 --bound 30 --margin 20
+hephaestus/demeter;00000/00000/00000/00000/00000;a4,d4/c4,e2;1;2  # score -10
+hephaestus/demeter;00000/00000/00000/00000/00000;b3,c4/d2,d3;1;2  # score -13
+hephaestus/demeter;00000/00000/00000/00000/00000;b3,d4/b4,d3;1;2  # score -12
+hephaestus/demeter;00000/00000/00000/00000/00000;b4,d5/b2,b5;1;2  # score 0
+hephaestus/demeter;00000/00000/00000/00000/00000;a3,d3/b2,d4;1;2  # score -10
+hephaestus/demeter;00000/00000/00000/00000/00000;b3,d3/b5,c3;1;2  # score -8
+hephaestus/demeter;00000/00000/00000/00000/00000;a4,c4/b5,d2;1;2  # score -5
+hephaestus/demeter;00000/00000/00000/00000/00000;a2,d4/b4,d2;1;2  # score -10
+hephaestus/demeter;00000/00000/00000/00000/00000;b3,d3/b2,b4;1;2  # score -10
+hephaestus/demeter;00000/00000/00000/00000/00000;a3,d4/b5,c3;1;2  # score -5

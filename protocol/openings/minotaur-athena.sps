@@ -1,0 +1,15 @@
+# santorini opening suite (SPEC.md section 19): one SPS a line, each played as a pair
+# gods minotaur/athena, 2 seats, 10 openings, distinct under the board's 8 symmetries
+# engine santorini_engines.alphabeta: every placement and 0 more turns drawn among those within 20 of the best (first placement of two seats scored at depth 2, others at depth 1)
+# balance: |alphabeta value at depth 2| <= 30 for the side to move
+# made by: santorini openings --gods minotaur/athena --seats 2 --count 10 --seed 1 --plies 0 --depth 2 --bound 30 --margin 20
+minotaur/athena;00000/00000/00000/00000/00000;a4,c4/b4,d3;1;2  # score -17
+minotaur/athena;00000/00000/00000/00000/00000;b4,d4/a4,b2;1;2  # score 0
+minotaur/athena;00000/00000/00000/00000/00000;a4,c4/c1,d3;1;2  # score -4
+minotaur/athena;00000/00000/00000/00000/00000;a4,c4/b4,c2;1;2  # score -18
+minotaur/athena;00000/00000/00000/00000/00000;a3,d4/a4,c2;1;2  # score 8
+minotaur/athena;00000/00000/00000/00000/00000;b4,c4/d3,d5;1;2  # score 15
+minotaur/athena;00000/00000/00000/00000/00000;b4,c4/d4,e2;1;2  # score 27
+minotaur/athena;00000/00000/00000/00000/00000;a4,d4/a3,d3;1;2  # score 0
+minotaur/athena;00000/00000/00000/00000/00000;b4,d5/b5,d4;1;2  # score 12
+minotaur/athena;00000/00000/00000/00000/00000;b5,c3/a3,d2;1;2  # score 11

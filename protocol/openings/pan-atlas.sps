@@ -1,0 +1,15 @@
+# santorini opening suite (SPEC.md section 19): one SPS a line, each played as a pair
+# gods pan/atlas, 2 seats, 10 openings, distinct under the board's 8 symmetries
+# engine santorini_engines.alphabeta: every placement and 0 more turns drawn among those within 20 of the best (first placement of two seats scored at depth 2, others at depth 1)
+# balance: |alphabeta value at depth 2| <= 30 for the side to move
+# made by: santorini openings --gods pan/atlas --seats 2 --count 10 --seed 1 --plies 0 --depth 2 --bound 30 --margin 20
+pan/atlas;00000/00000/00000/00000/00000;a4,c4/d1,d4;1;2  # score -8
+pan/atlas;00000/00000/00000/00000/00000;a3,c4/b3,e2;1;2  # score 0
+pan/atlas;00000/00000/00000/00000/00000;b4,c3/c2,e3;1;2  # score 8
+pan/atlas;00000/00000/00000/00000/00000;a3,d4/b3,c5;1;2  # score 9
+pan/atlas;00000/00000/00000/00000/00000;a3,c4/c3,d2;1;2  # score -8
+pan/atlas;00000/00000/00000/00000/00000;a3,d4/a4,d3;1;2  # score 0
+pan/atlas;00000/00000/00000/00000/00000;b4,c4/b2,e4;1;2  # score 9
+pan/atlas;00000/00000/00000/00000/00000;b3,d4/a4,c3;1;2  # score 1
+pan/atlas;00000/00000/00000/00000/00000;a3,c4/b5,d2;1;2  # score 4
+pan/atlas;00000/00000/00000/00000/00000;b5,c3/d1,d4;1;2  # score -1
