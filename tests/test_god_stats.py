@@ -106,3 +106,20 @@ def test_santorini_stats_reads_a_real_tournament(tmp_path: Path) -> None:
     assert 'id="h-gods"' in report and "apollo vs pan" in report and "God ratings (Bradley-Terry)" in report
     bad = subprocess.run([PY, "-m", "santorini_server.cli", "stats", str(out)], capture_output=True, text=True)
     assert bad.returncode == 1 and "--gods" in bad.stderr
+
+
+def test_the_counters_state_round_trips_and_goes_on_counting() -> None:
+    from santorini_server.stats.gods import GodStats
+
+    stats = GodStats()
+    games = [(("apollo", "pan"), (1, 2)), (("pan", "apollo"), (1, 2)), (("atlas", "atlas"), (2, 1)),
+             (("apollo", "pan", "minotaur"), (2, 1, 3)), (("apollo", "pan"), None)]
+    for gods, placings in games:
+        stats.add(gods, placings)
+    again = GodStats.from_state(stats.state())
+    assert again.state() == stats.state() and again.cells == stats.cells and again.nseat == stats.nseat
+    for s in (stats, again):
+        s.add(("pan", "atlas"), (2, 1))
+    assert again.state() == stats.state()
+    with pytest.raises(ValueError, match="not a god statistics state"):
+        GodStats.from_state([1, 2])
