@@ -6,15 +6,33 @@
 
 from __future__ import annotations
 
+import mmap
 import os
 from pathlib import Path
 from typing import Any
 
 import click
 
+from ..records import map_file
 from ..records.convert import format_of_name
 
-__all__ = ["SGN_OUT", "refuse_existing", "same_file"]
+__all__ = ["SGN_OUT", "map_records", "refuse_existing", "same_file"]
+
+
+def map_records(path: Path) -> bytes | mmap.mmap:
+    """The record file at ``path``, mapped (``records.map_file``) for a command to read as a
+    stream; what cannot be read is the one-line error.
+
+    Raises:
+        click.ClickException: a folder, a missing or unreadable file.
+    """
+    try:
+        with open(path, "rb") as f:
+            return map_file(f)
+    except IsADirectoryError:
+        raise click.ClickException(f"{path} is a directory, not a game record file") from None
+    except OSError as exc:
+        raise click.ClickException(f"cannot read {path}: {exc.strerror or exc}") from None
 
 
 def refuse_existing(out: Path, force: bool) -> None:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import click
 
-from ..records import CorruptFrame, GameRecord, RecordError, encode_frame, map_file
+from ..records import CorruptFrame, GameRecord, RecordError, encode_frame
 from ..records.archive import iter_archive_frames, scan_archive
 from ..records.convert import detect_format, sgn_lines
 from ..records.sgn import iter_sgn
@@ -19,7 +19,7 @@ from ..tournament.config import STATE_FILE, TournamentConfig, load_settings
 from ..tournament.output import ARCHIVE, SGN
 from ..tournament.report import RecordsHead, ReportInfo, config_info
 from ..tournament.report_files import GAMES_DIR, REPORT, ReportWriter
-from .output_files import same_file
+from .output_files import map_records, same_file
 
 __all__ = ["report"]
 
@@ -30,13 +30,7 @@ def _scan(path: Path, scratch: Path) -> tuple[RecordsHead, Path]:
     archive in ``scratch`` each game is framed into as it is read (so that no game is held).
     Damaged archive regions are skipped with a warning."""
     head = RecordsHead()
-    try:
-        with open(path, "rb") as f:
-            data = map_file(f)
-    except IsADirectoryError:
-        raise click.ClickException(f"{path} is a directory, not a game record file") from None
-    except OSError as exc:
-        raise click.ClickException(f"cannot read {path}: {exc.strerror or exc}") from None
+    data = map_records(path)
     archive = path if detect_format(data) == "msgpack" else scratch / ARCHIVE
     try:
         with open(archive, "wb") if archive != path else contextlib.nullcontext() as spool:

@@ -9,9 +9,10 @@ from pathlib import Path
 
 import click
 
-from ..records import CorruptFrame, RecordError, map_file
+from ..records import CorruptFrame, RecordError
 from ..records.convert import iter_records
 from ..stats.gods import GodStats, format_god_matrix, god_stats_json
+from .output_files import map_records
 
 __all__ = ["stats", "god_stats_of_file"]
 
@@ -23,13 +24,7 @@ def god_stats_of_file(path: Path, warn: bool = True) -> GodStats:
         click.ClickException: unreadable, or malformed SGN (one line).
     """
     out = GodStats()
-    try:
-        with open(path, "rb") as f:
-            data = map_file(f)
-    except IsADirectoryError:
-        raise click.ClickException(f"{path} is a directory, not a game record file") from None
-    except OSError as exc:
-        raise click.ClickException(f"cannot read {path}: {exc.strerror or exc}") from None
+    data = map_records(path)
     try:
         for item in iter_records(data):
             if isinstance(item, CorruptFrame):
