@@ -346,3 +346,38 @@ def test_real_engine_games_against_alphabeta(tmp_path: Path, gods: str) -> None:
 def test_real_engine_passes_check() -> None:
     proc = santorini("check", spec(str(REAL)))
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_rules_diff_tool_finds_nothing_unexplained_on_the_fake(fake: Path) -> None:
+    """tools/rules_diff.py never rots: against the fake (our rules, the program's spellings and
+    its Minotaur quirk) every disagreement is explained and the figures are printed."""
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "tools" / "rules_diff.py"), "--binary", str(fake), "--positions", "12",
+         "--gods", "minotaur,artemis,mortal"],
+        capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "unexplained disagreements: 0" in proc.stdout
+    assert "adapter work per turn" in proc.stdout
+
+
+def test_rules_diff_explains_the_minotaur_winning_push(fake: Path) -> None:
+    import importlib.util
+
+    from santorini_server.adapters.common import ForeignProcess
+
+    loaded = importlib.util.spec_from_file_location("rules_diff", ROOT / "tools" / "rules_diff.py")
+    assert loaded is not None and loaded.loader is not None
+    tool = importlib.util.module_from_spec(loaded)
+    sys.modules["rules_diff"] = tool  # (its dataclasses look their module up)
+    loaded.loader.exec_module(tool)
+    pos = Position.from_sps("minotaur/mortal;00000/00000/00300/00200/00000;c2,e5/c3,a5;1;2")
+    assert pos.play("c2xc3").win
+    proc = ForeignProcess([str(fake)])
+    try:
+        proc.expect(lambda line: line.startswith('{"type":"started"'), 30)
+        turns, found = tool.compare(proc, pos, "minotaur", [])
+    finally:
+        proc.close()
+    assert turns == len(pos.legal_turns())
+    assert [(d.kind, d.cause, d.ours) for d in found] == [("next state", "minotaur-win-push", ["c2xc3"])]

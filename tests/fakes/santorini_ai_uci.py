@@ -133,6 +133,8 @@ def children(pos: Position) -> list[tuple[str, list[dict], str]]:
                 continue  # one Artemis move per final square and build
             seen.add(key)
             out.append((tr.stn, actions, fen))
+    if not out:  # no turn: the program lists one "no_moves", the opponent marked the winner
+        out.append(("", [{"type": "no_moves"}], write_fen(pos, 1 - pos.to_move)))
     return out
 
 
@@ -154,7 +156,7 @@ class Search:
         found = children(pos)
         wins = [c for c in found if "#" in c[2]]
         rng = random.Random(fen)
-        self.choice = wins[0] if wins else rng.choice(found)
+        self.choice = wins[0] if wins else rng.choice(found)  # (our side never asks with no turn)
         self.done = False
 
     def line(self, trigger: str, depth: int) -> dict:
