@@ -358,7 +358,7 @@ def test_rules_diff_tool_finds_nothing_unexplained_on_the_fake(fake: Path) -> No
     )  # fmt: skip
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "unexplained disagreements: 0" in proc.stdout
-    assert "adapter work per turn" in proc.stdout
+    assert "adapter CPU per turn" in proc.stdout
 
 
 def test_rules_diff_explains_the_minotaur_winning_push(fake: Path) -> None:

@@ -91,7 +91,7 @@ class _Adapter:
         think = math.inf if limits.infinite else budget_seconds(limits, position.player, RESERVE_S)
         proc.send(f"set_position {fen}")
         deadline = time.monotonic() + think
-        best: dict[str, Any] | None = None
+        best: str | None = None
         final = reached = False
         while not (final or reached or stop.is_set()):
             left = deadline - time.monotonic()
@@ -110,11 +110,12 @@ class _Adapter:
                     info(f"string {ENGINE} sent no last line within {GRACE_S} s of stop")
                     break
                 best, final = _take(line, fen, best)
-        if best is None:
+        line = _json(best) if best is not None else None
+        if not isinstance(line, dict):
             raise ForeignEngineError(f"{ENGINE} found no move for {fen}")
-        meta = best.get("meta") or {}
-        info(f"string {ENGINE} depth {meta.get('calculated_depth')} score {meta.get('score')} trigger {best.get('trigger')}")
-        return best_move_turn(position, best, info)
+        meta = line.get("meta") or {}
+        info(f"string {ENGINE} depth {meta.get('calculated_depth')} score {meta.get('score')} trigger {line.get('trigger')}")
+        return best_move_turn(position, line, info)
 
     def close(self) -> None:
         if self.proc is not None:
@@ -149,20 +150,23 @@ def _next_line(proc: ForeignProcess, timeout: float) -> str | None:
     return line
 
 
-def _take(line: str, fen: str, best: dict[str, Any] | None) -> tuple[dict[str, Any] | None, bool]:
-    """Fold one engine line into the search: (the best line so far, whether it was the search's
-    last).  Lines of another position (a search stopped late) and other text go to stderr, so the
-    referee's engine log keeps them."""
-    obj = _json(line)
-    if _kind(obj) != "best_move" or obj.get("original_str") != fen:
+def _take(line: str, fen: str, best: str | None) -> tuple[str | None, bool]:
+    """Fold one engine line into the search: (the last ``best_move`` line of ``fen`` so far, raw,
+    and whether it was the search's last).  Only the line finally played is parsed as JSON (the
+    program's serde writes its fields in a fixed order, so the type, the position and the trigger
+    are read from the text).  Lines of another position (a search stopped late) and other text go
+    to stderr, so the referee's engine log keeps them."""
+    if not line.startswith(f'{{"type":"best_move","original_str":"{fen}"'):
         print(f"{ENGINE}: {line}", file=sys.stderr, flush=True)
         return best, False
-    return obj, obj.get("trigger") in _FINAL
+    return line, any(f'"trigger":"{trigger}"' in line for trigger in _FINAL)
 
 
-def _reached(best: dict[str, Any], limits: Limits) -> bool:
+def _reached(best: str, limits: Limits) -> bool:
     """Whether a ``go depth``/``nodes`` limit is reached by the depth or nodes ``best`` reports."""
-    meta = best.get("meta") or {}
+    if limits.depth is None and limits.nodes is None:
+        return False
+    meta = (_json(best) or {}).get("meta") or {}
     return (limits.depth is not None and (meta.get("calculated_depth") or 0) >= limits.depth) or (
         limits.nodes is not None and (meta.get("nodes_visited") or 0) >= limits.nodes
     )

@@ -25,8 +25,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..rules import NotationError, Position, parse_square, parse_stn, square_name
+from ..rules import Position, parse_square, parse_stn, square_name
+from ..rules.movegen import generate
 from ..rules.squares import NEIGHBOURS, PUSH_TARGET, scan
+from ..rules.stn import first_step_masks
 
 __all__ = [
     "GODS",
@@ -220,14 +222,19 @@ def turn_of_actions(position: Position, actions: Sequence[Action]) -> str:
     single = f"{pre}{frm}{'x' if displaces else '-'}{to}{builds}"
     if position.gods[position.to_move] != "artemis":
         return single
-    candidates = [single] + [f"{pre}{frm}-{square_name(mid)}-{to}{builds}" for mid in _between(frm, to)]
-    for text in candidates:
-        try:
-            position.play(text)
-        except NotationError:
-            continue
-        return text
+    adjacent = NEIGHBOURS[parse_square(frm)] >> parse_square(to) & 1
+    paths = [f"{frm}-{square_name(mid)}-{to}{builds}" for mid in _between(frm, to)]
+    for text in [single, *paths] if adjacent else paths:
+        if _is_legal(position, text):
+            return text
     return single
+
+
+def _is_legal(position: Position, canonical: str) -> bool:
+    """Whether canonical STN ``canonical`` is legal, without the reason a refusal would carry
+    (``Position.play`` words one, at a cost of up to milliseconds: an Artemis move tries several)."""
+    masks = first_step_masks(position, canonical)
+    return masks is not None and any(raw.stn == canonical for raw in generate(position, *masks))
 
 
 def _between(frm: str, to: str) -> list[int]:
@@ -295,9 +302,10 @@ def turn_key(position: Position, stn: str) -> str:
 
 def state_key(fen: str, mover: int) -> str:
     """A FEN reduced to what a turn decides: levels, workers, the winner, and Athena's ``[^]`` when
-    she is the one who moved (santorini-ai keeps it on the board after her opponent's turn too,
-    SPS drops it then; neither changes what is legal)."""
+    she is the one who moved and the game goes on (santorini-ai keeps it on the board after her
+    opponent's turn too, and leaves it off after her winning climb; SPS drops it in the first case
+    and sets it in the second; neither changes what is legal)."""
     state = parse_fen(fen)
-    up = "^" if state.gods[mover] == "athena" and state.athena_up[mover] else ""
+    up = "^" if state.gods[mover] == "athena" and state.athena_up[mover] and state.winner is None else ""
     sides = ["-".join(map(str, sorted(side))) for side in state.workers]
     return f"{''.join(map(str, state.levels))}/{sides[0]}/{sides[1]}/{state.winner}{up}"
