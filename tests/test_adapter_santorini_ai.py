@@ -381,3 +381,16 @@ def test_rules_diff_explains_the_minotaur_winning_push(fake: Path) -> None:
         proc.close()
     assert turns == len(pos.legal_turns())
     assert [(d.kind, d.cause, d.ours) for d in found] == [("next state", "minotaur-win-push", ["c2xc3"])]
+
+
+def test_a_program_that_exits_at_start_ends_the_adapter_with_one_line(tmp_path: Path) -> None:
+    dead = tmp_path / "uci"
+    dead.write_text("#!/bin/sh\nexit 3\n")
+    dead.chmod(0o755)
+    proc = subprocess.run(
+        [sys.executable, "-m", "santorini_server.adapters", "santorini-ai", "--binary", str(dead)],
+        input="sei 1\n", capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert proc.returncode == 1
+    assert proc.stderr.strip().splitlines() == ["santorini-ai: uci exited (status 3)"]
+    assert "seiok" not in proc.stdout

@@ -78,7 +78,7 @@ class _Adapter:
         self.proc: ForeignProcess | None = None
 
     def engine(self) -> ForeignProcess:
-        """The running program, started (and its ``started`` line awaited) on first use."""
+        """The running program, started (and its ``started`` line awaited) if it is not yet."""
         if self.proc is None:
             proc = ForeignProcess([self.binary])
             proc.expect(lambda line: _kind(_json(line)) == "started", START_TIMEOUT_S)
@@ -177,6 +177,11 @@ def _reached(best: str, limits: Limits) -> bool:
 def command(binary: str) -> None:
     """JPricey/santorini-ai as an SEI engine: the ten gods and mortal, two seats."""
     adapter = _Adapter(binary)
+    try:
+        adapter.engine()  # started during the handshake, so the first search's clock does not pay for it
+    except ForeignEngineError as exc:
+        print(f"{ENGINE}: {exc}", file=sys.stderr, flush=True)
+        raise SystemExit(1) from None
     try:
         run_bot(
             adapter.choose,
