@@ -394,3 +394,14 @@ def test_a_program_that_exits_at_start_ends_the_adapter_with_one_line(tmp_path: 
     assert proc.returncode == 1
     assert proc.stderr.strip().splitlines() == ["santorini-ai: uci exited (status 3)"]
     assert "seiok" not in proc.stdout
+
+
+def test_artemis_level_step_on_level_three_is_a_turn_where_santorini_ai_lists_only_the_win() -> None:
+    """The cross-check's Artemis difference (SPEC.md section 20.5), found by tools/rules_diff.py:
+    c1 and b1 are both level 3, so c1-b1 is a level step that builds (section 1.4), while
+    c1-b2-b1 goes 3->2->3 and wins.  santorini-ai lists only the win on b1."""
+    pos = Position.from_sps("minotaur/artemis;11001/20222/02211/02423/03301;b5,d1/c1,d4;2;19")
+    turns = set(pos.legal_turns())
+    assert {"c1-b1+a2", "c1-b1+b2", "c1-b1+a1"} <= turns
+    assert "c1-b1" not in turns
+    assert pos.play("c1-b2-b1").win
