@@ -39,6 +39,8 @@ from santorini_server.adapters.santorini_ai_notation import (
 )
 from santorini_server.rules import Position, parse_square
 
+#: How long the program may take to list a position's turns (it takes milliseconds).
+NEXT_MOVES_TIMEOUT_S = 30.0
 #: Positions a random game may give before it is abandoned (games end within 100 turns anyway).
 MAX_PLIES = 200
 
@@ -63,7 +65,7 @@ class Tally:
 
 def next_moves(proc: ForeignProcess, fen: str) -> list[dict[str, Any]]:
     proc.send(f"next_moves {fen}")
-    line = proc.expect(lambda text: text.startswith('{"type":"next_moves"'), 30.0)
+    line = proc.expect(lambda text: text.startswith('{"type":"next_moves"'), NEXT_MOVES_TIMEOUT_S)
     answer = json.loads(line)
     if answer.get("original_str") != fen:
         raise ForeignEngineError(f"next_moves answered for {answer.get('original_str')!r}, asked {fen!r}")
@@ -176,6 +178,12 @@ def sample(god: str, count: int, rng: random.Random) -> list[Position]:
     return out
 
 
+def start(binary: str) -> ForeignProcess:
+    proc = ForeignProcess([binary])
+    proc.expect(lambda line: line.startswith('{"type":"started"'), 30.0)
+    return proc
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--binary", required=True, help="santorini-ai's built uci program")
@@ -185,8 +193,7 @@ def main() -> int:
     parser.add_argument("--show", type=int, default=3, help="disagreements printed per god and cause")
     args = parser.parse_args()
     rng = random.Random(args.seed)
-    proc = ForeignProcess([args.binary])
-    proc.expect(lambda line: line.startswith('{"type":"started"'), 30.0)
+    proc = start(args.binary)
     costs: list[float] = []
     tallies: dict[str, Tally] = {}
     unexplained = 0
@@ -196,7 +203,14 @@ def main() -> int:
             tally = tallies.setdefault(god, Tally())
             shown: Counter[str] = Counter()
             for pos in sample(god, args.positions, rng):
-                turns, found = compare(proc, pos, god, costs)
+                try:
+                    turns, found = compare(proc, pos, god, costs)
+                except ForeignEngineError as exc:  # the program hung or died: say where, and go on
+                    print(f"{god} no answer [program-failure]: SPS {pos.sps()}  FEN {fen_of(pos)}: {exc}", flush=True)
+                    tally.causes["program-failure"] += 1
+                    proc.close(wait=False)
+                    proc = start(args.binary)
+                    continue
                 tally.positions += 1
                 tally.turns += turns
                 for d in found:

@@ -12,7 +12,7 @@ the tests of the adapter test a translation against a second reading of the inte
   placement as two ``place_worker`` (both orders listed), no build after a winning climb, an Artemis
   move to her final square only, Atlas' low dome as ``build`` then ``dome``, Demeter's two builds
   and Hermes' two moves in both orders; a Minotaur's *winning* push reports the next state without
-  the push (as the program does);
+  the push, the pushed worker still on its square (as the program does);
 * ``ping`` -> ``pong``; ``quit``.
 
 The turn it plays is a winning one if there is one, else one drawn with a seed from the FEN.  The
@@ -139,12 +139,12 @@ def children(pos: Position) -> list[tuple[str, list[dict], str]]:
 
 
 def without_push(pos: Position, stn: str) -> tuple[int, int]:
-    """The workers the program reports after a Minotaur's winning push: the pushed one is missing."""
+    """The workers the program reports after a Minotaur's winning push: the pushed one has not
+    moved (it shares its square with the Minotaur)."""
     t = parse_stn(stn)
     mine, theirs = pos.workers[pos.to_move], pos.workers[1 - pos.to_move]
     frm, to = idx(t.frm), idx(t.to)
     mine = mine & ~(1 << frm) | 1 << to
-    theirs = theirs & ~(1 << to)
     return (mine, theirs) if pos.to_move == 0 else (theirs, mine)
 
 
