@@ -111,16 +111,20 @@ def compare(proc: ForeignProcess, pos: Position, god: str, costs: list[float]) -
             after = _won(after, mover)
         our_keys.setdefault(turn_key(pos, tr.stn), []).append((tr.stn, state_key(after, mover)))
     their_keys: dict[str, set[str]] = {}
+    states: dict[str, str] = {}  # the program lists a turn once per order of its actions: one state, many lines
     for entry in theirs:
-        their_keys.setdefault(action_key(pos, entry["actions"]), set()).add(state_key(entry["next_state"], mover))
+        after = entry["next_state"]
+        if after not in states:
+            states[after] = state_key(after, mover)
+        their_keys.setdefault(action_key(pos, entry["actions"]), set()).add(states[after])
     for key, turns in our_keys.items():
         if key not in their_keys:
             stns = [stn for stn, _ in turns]
             cause = "artemis-level3" if all(artemis_omission(pos, s, set(their_keys)) for s in stns) else "unexplained"
             report("ours only", cause, stns, [])
             continue
-        states = {state for _, state in turns}
-        if not states & their_keys[key]:
+        ours_after = {state for _, state in turns}
+        if not ours_after & their_keys[key]:
             stns = [stn for stn, _ in turns]
             cause = "minotaur-win-push" if all(minotaur_win_state(pos, s) for s in stns) else "unexplained"
             report("next state", cause, stns, sorted(their_keys[key]))
