@@ -21,6 +21,7 @@ __all__ = ["ADAPTERS", "run"]
 ADAPTERS: dict[str, str] = {
     "alphazero": "alphazero",
     "cpp-santorini": "cpp_santorini",
+    "santorini-ai": "santorini_ai",
 }
 
 
