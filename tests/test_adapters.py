@@ -246,9 +246,10 @@ def test_cpp_adapter_sends_the_position_and_ten_times_its_budget_to_a_fresh_proc
     log = tmp_path / "received.txt"
     adapter = Adapter("cpp-santorini", cpp_args(cpp_fake), {"FAKE_CPP_LOG": str(log)})
     adapters.append(adapter)
-    turn, _ = adapter.best(SAMPLE)
+    go = "go p1time 40000 p2time 40000"  # a budget whose quarter outlasts a fresh process's start on a loaded machine
+    turn, _ = adapter.best(SAMPLE, go)
     assert Position.from_sps(SAMPLE).play(turn)
-    turn2, _ = adapter.best(WIN_IN_ONE)
+    turn2, _ = adapter.best(WIN_IN_ONE, go)
     assert turn2 == "b2-c3"  # the stand-in names b2 as the build of its winning climb
     assert adapter.close() == 0
     received = [line.split(" ", 1) for line in log.read_text().splitlines()]
@@ -257,7 +258,7 @@ def test_cpp_adapter_sends_the_position_and_ten_times_its_budget_to_a_fresh_proc
     assert len({pid for pid, _ in positions}) == 2  # one process per search
     clocks = [re.fullmatch(r"go gtime (\d+) btime (\d+)", text) for _, text in received if text.startswith("go")]
     for m in clocks:
-        assert m is not None and m[1] == m[2] and int(m[1]) % 10 == 0 and 0 < int(m[1]) <= 10 * 5000 // 20
+        assert m is not None and m[1] == m[2] and int(m[1]) % 10 == 0 and 0 < int(m[1]) <= 10 * 40000 // 20
 
 
 def test_when_no_fresh_process_is_ready_in_time_the_previous_one_searches_again(

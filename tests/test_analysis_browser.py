@@ -115,7 +115,7 @@ def test_a_game_without_analysis_has_no_graph(chromium: Browser, analysed: dict[
 
 def test_the_report_viewer_shows_the_analysis(chromium: Browser, analysed: dict[str, Any], tmp_path: Path) -> None:
     cli("report", analysed["files"]["two"], "--out", tmp_path)
-    [block] = sorted((tmp_path / "games").iterdir())
+    [block] = sorted(p for p in (tmp_path / "games").iterdir() if p.suffix == ".html")
     open_game(chromium, block, 2)
     seen = chromium.js(READ)
     record = parse_sgn(analysed["files"]["two"].read_text())[1]
