@@ -202,12 +202,11 @@ def build_report(
                        gods=god_stats_of(record for _, record in games))
 
 
-def god_stats_of(games: Iterable[GameRecord | GameSummary]) -> GodStats:
-    """The god statistics of ``games`` (records or the report's summaries)."""
+def god_stats_of(games: Iterable[GameRecord]) -> GodStats:
+    """The god statistics of ``games``."""
     stats = GodStats()
     for game in games:
-        gods = tuple(game.gods.split("/")) if isinstance(game, GameSummary) else game.gods
-        stats.add(gods, game.placings)
+        stats.add(game.gods, game.placings)
     return stats
 
 

@@ -164,7 +164,7 @@ class ReportWriter:
             count_game(self._standings, record, number)
         g = game_summary(record)
         self._chart.add(g.seats, g.placings)
-        self._gods.add(g.gods.split("/"), g.placings)
+        self._gods.add(record.gods, g.placings)
         self._terminations[g.termination] = self._terminations.get(g.termination, 0) + 1
         block = block_of(number, self.block_size)
         self._blocks[block.first] = self._blocks.get(block.first, 0) + 1
