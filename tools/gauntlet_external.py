@@ -2,16 +2,17 @@
 """The bundled alphabeta against every adapted engine that is built here, and them against each other.
 
 Finds the engines through the same variables as the tests (``SANTORINI_CPP_BINARY``;
-``SANTORINI_AZ_CHECKOUT`` with ``SANTORINI_AZ_PYTHON``), warms the AlphaZero engine outside the
+``SANTORINI_AZ_CHECKOUT`` with ``SANTORINI_AZ_PYTHON``; ``SANTORINI_AI_BINARY``), warms the AlphaZero engine outside the
 referee (``--warm``, docs/external-engines.md), and runs one ``santorini tournament`` round-robin
-(``--games`` per pairing, default 20, at ``--tc``, default 5+0.05, one game at a time): the
+(``--games`` per pairing, default 20, at ``--tc``, default 5+0.05, ``--jobs`` games at a time,
+default 1, from the bundled base-game opening suite, each opening twice with colours reversed): the
 tournament prints standings with Elo and error bars.  Then it prints, from the records, every
 game an adapted engine lost by a fault (time, crash, illegal, engine-error, stall: the target is
 none caused by an adapter), and the adapters' own cost per turn: translating the position, the
 engine's answer and checking it with the rules core, measured in-process over 2,000 positions of
-random games (target: under 1 ms).
+random games (target: under 1 ms; santorini-ai's is measured by ``tools/rules_diff.py``).
 
-    python tools/gauntlet_external.py [--games 20] [--tc 5+0.05] [--out DIR] [--cost-only]
+    python tools/gauntlet_external.py [--games 20] [--tc 5+0.05] [--jobs 1] [--out DIR] [--cost-only]
 """
 
 from __future__ import annotations
@@ -47,6 +48,8 @@ def available() -> dict[str, list[str]]:
     checkout, python = os.environ.get("SANTORINI_AZ_CHECKOUT"), os.environ.get("SANTORINI_AZ_PYTHON")
     if checkout and python:
         found["alphazero"] = ["--checkout", checkout, "--python", python, "--sims", os.environ.get("SANTORINI_AZ_SIMS", "200")]
+    if binary := os.environ.get("SANTORINI_AI_BINARY"):
+        found["santorini-ai"] = ["--binary", binary]
     return found
 
 
@@ -136,6 +139,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=20, help="games per pairing (even)")
     parser.add_argument("--tc", default="5+0.05")
+    parser.add_argument("--jobs", "-j", type=int, default=1, help="games at a time (each engine thinks only on its turn)")
     parser.add_argument("--out", type=Path, default=None, help="tournament folder (default: a temporary one)")
     parser.add_argument("--cost-only", action="store_true", help="only the adapters' cost per turn")
     args = parser.parse_args()
@@ -144,7 +148,7 @@ def main() -> int:
         return 0
     engines = available()
     if not engines:
-        print("no adapted engine built here: set SANTORINI_CPP_BINARY and/or SANTORINI_AZ_CHECKOUT + SANTORINI_AZ_PYTHON")
+        print("no adapted engine built here: set SANTORINI_CPP_BINARY, SANTORINI_AZ_CHECKOUT + SANTORINI_AZ_PYTHON, SANTORINI_AI_BINARY")
         return 0
     if "alphazero" in engines:
         subprocess.run([*adapter_argv("alphazero"), *engines["alphazero"], "--warm"], check=True)
@@ -152,7 +156,7 @@ def main() -> int:
     command = [
         sys.executable, "-m", "santorini_server.cli", "tournament", "-e", "alphabeta",
         *(x for name, a in engines.items() for x in ("-e", spec(name, a))),
-        "--games", str(args.games), "--tc", args.tc, "-j", "1", "--out", str(out), "--rating-interval", "1000",
+        "--games", str(args.games), "--tc", args.tc, "--openings", "bundled", "-j", str(args.jobs), "--out", str(out), "--rating-interval", "1000",
     ]  # fmt: skip
     print("$", " ".join(command[2:]), flush=True)
     started = time.monotonic()
