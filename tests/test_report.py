@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import itertools
 import json
+import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 from collections import Counter
@@ -15,12 +17,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import trio
 from click.testing import CliRunner, Result
 
 from santorini_server.cli import main
 from santorini_server.records import ArchiveWriter, GameRecord, read_archive
 from santorini_server.stats.placings import NSeatGame
 from santorini_server.stats.standings import Standings
+from santorini_server.tournament import report_files, runner
 from santorini_server.tournament.config import Settings, TournamentConfig
 from santorini_server.tournament.output import TournamentFiles
 from santorini_server.tournament.report import (
@@ -38,7 +42,7 @@ from santorini_server.tournament.report import (
 )
 from santorini_server.tournament.report_files import REPORT, STATE, ReportWriter
 from santorini_server.tournament.report_page import chart_geometry, render_report
-from santorini_server.tournament.runner import run_tournament
+from santorini_server.tournament.runner import Interrupted, run_tournament
 from santorini_server.tournament.schedule import Games
 from santorini_server.tournament.scoring import count_game, empty_standings, termination_table
 from tests.test_records_nseat import play_game
@@ -410,6 +414,65 @@ async def _run(folder: Path, config: TournamentConfig, viewer: FakeViewer, limit
                                     emit=(emitted.append if emitted is not None else lambda _: None), report=report)
     finally:
         files.close()
+
+
+class SignalledBackend(RecordsBackend):
+    """Sends its ``limit`` games, then SIGINT to this process (a user's Ctrl-C), and waits."""
+
+    async def play(self, games: Games, results: Any, started: Any) -> None:
+        async with results:
+            await super().play(games, results.clone(), started)
+            os.kill(os.getpid(), signal.SIGINT)
+            await trio.sleep_forever()
+
+
+async def test_the_viewer_backlog_is_written_at_the_end_of_a_run_and_left_to_the_next_write_on_ctrl_c(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Games that come faster than their viewer files leave a backlog: a run that completes
+    writes it before it returns, one bounded write after another; a run stopped by Ctrl-C
+    leaves it in the report's state, and the next write (``santorini report``) makes it."""
+    config = TournamentConfig.from_settings(Settings(engines=["random", "greedy"], rounds=12, tc="1+0.01"))
+    monkeypatch.setattr(report_files, "VIEWER_BUDGET", 1e-9)  # a write renders one block
+    monkeypatch.setattr(runner, "ANNOUNCED_BACKLOG", 1)
+    blocks = {f"{k:04d}-{k + 1:04d}.html" for k in range(1, 25, 2)}
+    for name, backend in (("complete", RecordsBackend), ("interrupted", SignalledBackend)):
+        folder = tmp_path / name
+        viewer = FakeViewer()
+        emitted: list[str] = []
+        report = ReportWriter(folder, config_info(config), viewer=viewer, interval=3600.0, block_size=2,
+                              archive=folder / "games.msgpack")
+        files = TournamentFiles(folder)
+        try:
+            if backend is RecordsBackend:
+                result = await run_tournament(config, files, backend=backend(config), emit=emitted.append, report=report)
+                assert result.complete
+            else:
+                with pytest.raises(Interrupted):
+                    await run_tournament(config, files, backend=backend(config, 20), emit=emitted.append,
+                                         report=report)
+        finally:
+            files.close()
+        rendered = {out for out, _ in viewer.calls}
+        if name == "complete":
+            assert rendered == blocks and report.backlog() == 0
+            assert any(line.startswith("Writing the viewer files of 11 blocks of up to 2 games") for line in emitted)
+        else:
+            assert report.backlog() == 9  # ten blocks played; the one write made once the run stopped rendered one
+            assert len(rendered) == 1 and not any(line.startswith("Writing") for line in emitted)
+            assert f"The viewer files of 9 blocks of up to 2 games are left to write: `santorini report {folder}`" \
+                in " ".join(emitted)
+            viewer.calls.clear()  # --resume: the backlog comes back from the report's state
+            report = ReportWriter(folder, config_info(config), viewer=viewer, interval=3600.0, block_size=2,
+                                  archive=folder / "games.msgpack")
+            files = TournamentFiles(folder)
+            try:
+                result = await run_tournament(config, files, backend=RecordsBackend(config), emit=emitted.append,
+                                              report=report)
+            finally:
+                files.close()
+            assert result.complete and result.resumed == 20 and report.backlog() == 0
+            assert {out for out, _ in viewer.calls} | rendered == blocks
 
 
 async def test_a_resume_reads_only_the_games_after_the_snapshot_and_the_reports_state(tmp_path: Path) -> None:

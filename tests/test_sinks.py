@@ -37,7 +37,10 @@ class Slow:
     def write(self, now: float | None = None) -> bool:
         return self.prepare(now)()
 
-    def prepare(self, now: float | None = None, *, final: bool = False) -> Callable[[], bool]:
+    def backlog(self) -> int:
+        return 0
+
+    def prepare(self, now: float | None = None) -> Callable[[], bool]:
         taken = self.seen[sum(len(w) for w in self.written):]
         self.written.append(taken)
 
@@ -115,7 +118,10 @@ async def test_the_writer_sleeps_until_a_sink_is_due_and_while_nothing_changes(a
         def write(self, now: float | None = None) -> bool:
             return self.prepare(now)()
 
-        def prepare(self, now: float | None = None, *, final: bool = False) -> Callable[[], bool]:
+        def backlog(self) -> int:
+            return 0
+
+        def prepare(self, now: float | None = None) -> Callable[[], bool]:
             self.changed = False
             self.written_at = trio.current_time()
             written.append(self.written_at)
@@ -136,3 +142,75 @@ async def test_the_writer_sleeps_until_a_sink_is_due_and_while_nothing_changes(a
         await trio.sleep_until(start + 110)
         assert [t - start for t in written] == [103.0]
         nursery.cancel_scope.cancel()
+
+
+class Backlogged:
+    """A derived sink each of whose writes clears at most ``per_write`` of its backlog; its write
+    number ``hold`` waits for ``release``."""
+
+    def __init__(self, backlog: int, per_write: int, hold: int = 0) -> None:
+        self.left = backlog
+        self.per_write = per_write
+        self.hold = hold
+        self.writes = 0
+        self.holding = threading.Event()
+        self.release = threading.Event()
+
+    def recorded(self, record: GameRecord, number: int, start: int, end: int) -> None:
+        pass
+
+    def wait_for(self, now: float) -> float:
+        return 0.0 if self.left else math.inf
+
+    def write(self, now: float | None = None) -> bool:
+        return self.prepare(now)()
+
+    def backlog(self) -> int:
+        return self.left
+
+    def prepare(self, now: float | None = None) -> Callable[[], bool]:
+        def write() -> bool:
+            if self.writes + 1 == self.hold:
+                self.holding.set()
+                self.release.wait(10)
+            self.writes += 1
+            self.left = max(0, self.left - self.per_write)
+            return True
+
+        return write
+
+
+async def test_a_completed_run_writes_each_backlog_in_bounded_writes_and_an_interrupted_one_writes_once() -> None:
+    told: list[int] = []
+    sink = Backlogged(backlog=10, per_write=3)
+    await write_all([sink], announce=told.append)
+    assert (sink.writes, sink.left, told) == (4, 0, [7])  # one write each, then the 7 left in three more
+    stopping = Backlogged(backlog=10, per_write=3)
+    await write_all([stopping], complete=False, announce=told.append)
+    assert (stopping.writes, stopping.left, told) == (1, 7, [7])  # the backlog waits for the next run
+
+
+async def test_a_stop_during_the_backlog_ends_it_after_the_write_under_way() -> None:
+    sink = Backlogged(backlog=100, per_write=1, hold=3)
+    with trio.CancelScope() as scope:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(write_all, [sink])
+            assert await trio.to_thread.run_sync(sink.holding.wait, 10)  # the third write is under way...
+            scope.cancel()  # ...when the run is told to stop
+            sink.release.set()
+    assert scope.cancelled_caught
+    assert (sink.writes, sink.left) == (3, 97)  # the write under way was finished, then no more
+
+
+async def test_the_first_write_of_every_sink_is_made_even_when_the_run_is_stopping() -> None:
+    sinks = [Backlogged(backlog=5, per_write=5), Backlogged(backlog=5, per_write=5)]
+    with trio.CancelScope() as scope:
+        scope.cancel()
+        await write_all(sinks)
+    assert [s.writes for s in sinks] == [1, 1] and [s.left for s in sinks] == [0, 0]
+
+
+async def test_a_backlog_write_that_makes_no_progress_ends_the_backlog() -> None:
+    sink = Backlogged(backlog=4, per_write=0)  # a write that fails every time (the sink warns once)
+    await write_all([sink])
+    assert sink.writes == 2 and sink.left == 4

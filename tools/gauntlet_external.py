@@ -148,7 +148,8 @@ def main() -> int:
         return 0
     engines = available()
     if not engines:
-        print("no adapted engine built here: set SANTORINI_CPP_BINARY, SANTORINI_AZ_CHECKOUT + SANTORINI_AZ_PYTHON, SANTORINI_AI_BINARY")
+        print("no adapted engine built here: set SANTORINI_CPP_BINARY, SANTORINI_AZ_CHECKOUT + SANTORINI_AZ_PYTHON, "
+              "SANTORINI_AI_BINARY")
         return 0
     if "alphazero" in engines:
         subprocess.run([*adapter_argv("alphazero"), *engines["alphazero"], "--warm"], check=True)
@@ -156,7 +157,8 @@ def main() -> int:
     command = [
         sys.executable, "-m", "santorini_server.cli", "tournament", "-e", "alphabeta",
         *(x for name, a in engines.items() for x in ("-e", spec(name, a))),
-        "--games", str(args.games), "--tc", args.tc, "--openings", "bundled", "-j", str(args.jobs), "--out", str(out), "--rating-interval", "1000",
+        "--games", str(args.games), "--tc", args.tc, "--openings", "bundled", "-j", str(args.jobs), "--out", str(out),
+        "--rating-interval", "1000",
     ]  # fmt: skip
     print("$", " ".join(command[2:]), flush=True)
     started = time.monotonic()

@@ -300,14 +300,14 @@ class ReportWriter:
         """
         return self.prepare(now)()
 
-    def prepare(self, now: float | None = None, *, final: bool = False) -> Callable[[], bool]:
+    def prepare(self, now: float | None = None) -> Callable[[], bool]:
         """:meth:`write` in two steps: this takes what the write needs (the changed blocks' new
         rows, copies of the counters) and returns the write itself, which may then run in a
         worker thread while games are added.  It renders stale viewer files for at most
-        :data:`VIEWER_BUDGET` seconds, or all of them when ``final`` (the run's last write)."""
+        :data:`VIEWER_BUDGET` seconds: the rest are its :meth:`backlog`."""
         if now is not None:
             self._written_at = now
-        job = self._job(final=final)
+        job = self._job(budget=VIEWER_BUDGET)
 
         def write() -> bool:
             started = time.perf_counter()
@@ -324,6 +324,10 @@ class ReportWriter:
 
         return write
 
+    def backlog(self) -> int:
+        """Blocks (of :attr:`block_size` games) whose viewer file waits for a later write."""
+        return len(self._stale)
+
     def write_now(self) -> None:
         """:meth:`write`, raising what fails (``santorini report`` turns it into its error line).
 
@@ -332,7 +336,7 @@ class ReportWriter:
         """
         self._job()()
 
-    def _job(self, *, blocks_only: bool = False, final: bool = True) -> _Job:
+    def _job(self, *, blocks_only: bool = False, budget: float = math.inf) -> _Job:
         blocks = sorted(self._dirty, key=lambda b: b.first)
         self._dirty.clear()
         pending, self._pending = self._pending, {}
@@ -348,7 +352,7 @@ class ReportWriter:
                            block_size=self.block_size, gods=self._gods)
         state = (self._chart.state(), dict(self._terminations), sorted(self._blocks.items()), self.offset,
                  self._gods.state())
-        return _Job(self, blocks, pages, counts, (data, state), budget=math.inf if final else VIEWER_BUDGET)
+        return _Job(self, blocks, pages, counts, (data, state), budget=budget)
 
 
 class _Job:

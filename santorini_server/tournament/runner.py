@@ -300,6 +300,11 @@ def _resume(
     return result, done, derived, damage
 
 
+ANNOUNCED_BACKLOG = 10
+"""Blocks of viewer files left at a run's end from which their writing is announced (a run of
+instant engines can leave thousands: minutes of writing, which Ctrl-C may stop)."""
+
+
 async def run_tournament(
     config: TournamentConfig,
     files: TournamentFiles,
@@ -342,17 +347,16 @@ async def run_tournament(
     def started(game: ScheduledGame) -> None:
         emit(f"Started game {game.number} of {result.total} ({versus(tuple(names[i] for i in game.seats))})")
 
+    async def watch_signals(scope: trio.CancelScope, reasons: list[str]) -> None:
+        with trio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as received:
+            async for signum in received:
+                reasons.append(signal.Signals(signum).name)
+                scope.cancel()
+                return
+
     async with trio.open_nursery() as nursery:
-
-        async def watch_signals() -> None:
-            with trio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as received:
-                async for signum in received:
-                    stop_reason.append(signal.Signals(signum).name)
-                    nursery.cancel_scope.cancel()
-                    return
-
         if signals:
-            nursery.start_soon(watch_signals)
+            nursery.start_soon(watch_signals, nursery.cancel_scope, stop_reason)
         changes = Changes()
         nursery.start_soon(keep_written, derived, changes)  # the report and the snapshot, off the collector
         # unbuffered: a finished game is either in the collector's hands (and then written, since
@@ -399,7 +403,21 @@ async def run_tournament(
                 if len(done) % interval == 0 and len(done) < result.total:
                     emit(standings_block(config, standings))
         nursery.cancel_scope.cancel()  # the signal watcher, the sinks' writer, and the backend after an SPRT stop
-    await write_all(derived)
+    size = report.block_size if report is not None else 0
+
+    def announce(blocks: int) -> None:
+        if blocks >= ANNOUNCED_BACKLOG:
+            emit(f"Writing the viewer files of {blocks} blocks of up to {size} games (report.html is written; "
+                 f"Ctrl-C leaves them to `santorini report` or --resume)")
+
+    async with trio.open_nursery() as finishing:  # a signal stops the backlog (not the run) between two writes
+        if signals and not stop_reason:
+            finishing.start_soon(watch_signals, finishing.cancel_scope, [])
+        await write_all(derived, complete=not stop_reason, announce=announce)
+        finishing.cancel_scope.cancel()
+    if report is not None and report.backlog():
+        emit(f"The viewer files of {report.backlog()} blocks of up to {size} games are left to write: "
+             f"`santorini report {files.directory}` or --resume writes them")
     if stop_reason:
         raise Interrupted(stop_reason[0])
     result.complete = result.sprt is not None or len(done) == result.total

@@ -8,7 +8,11 @@ the collector's task: it keeps what it needs of the game, a row, an offset or co
 the record go).  A task beside the collector (:func:`keep_written`) writes each sink when it is
 due, in a worker thread, from what :meth:`Derived.prepare` took (copies): the collector never
 waits for a derived file, and games are recorded while one is written.  Every sink is written
-once more when the run ends or is interrupted (:func:`write_all`).  A derived file is rewritten whole
+once more when the run ends or is interrupted (:func:`write_all`); a write may leave work for a
+later one (the report renders viewer files for a bounded time a write: its *backlog*), which a
+run that completed then does in bounded writes, so Ctrl-C stops it within one of them (the
+backlog is in the sink's own state: ``santorini report`` or ``--resume`` picks it up).  A derived
+file is rewritten whole
 (beside, then renamed) and a failure to write it never stops a run: the games are safe.
 """
 
@@ -40,11 +44,14 @@ class Derived(Protocol):
         """Write what changed (blocking); False if it failed (reported once by the sink itself)."""
         ...
 
-    def prepare(self, now: float | None = None, *, final: bool = False) -> Callable[[], bool]:
+    def prepare(self, now: float | None = None) -> Callable[[], bool]:
         """Take what a write needs now (in the collector's task, cheap: copies of counters, the
         list of what changed) and return the write, which runs in a worker thread while the
-        collector goes on recording games.  ``final``: the run's last write (nothing is left
-        for a later one)."""
+        collector goes on recording games."""
+        ...
+
+    def backlog(self) -> int:
+        """What the writes so far left for later, in the sink's own unit (0: up to date)."""
         ...
 
 
@@ -82,7 +89,24 @@ async def keep_written(sinks: Sequence[Derived], changes: Changes) -> None:
                     await trio.to_thread.run_sync(write)
 
 
-async def write_all(sinks: Sequence[Derived]) -> None:
-    """Write every sink (the run has ended or is stopping)."""
+async def write_all(sinks: Sequence[Derived], *, complete: bool = True, announce: Callable[[int], None] | None = None) -> None:
+    """Write every sink once (the run has ended or is stopping); when ``complete``, then each
+    sink's backlog, one bounded write after another (``announce`` is told its size first).
+
+    Between two writes Ctrl-C stops this (each write runs whole in its thread): what is left
+    stays in the sink's state for the next run or ``santorini report``."""
+    with trio.CancelScope(shield=True):  # every sink's state is saved once, whatever comes
+        for sink in sinks:
+            await trio.to_thread.run_sync(sink.prepare(trio.current_time()))
+    if not complete:
+        return
     for sink in sinks:
-        await trio.to_thread.run_sync(sink.prepare(trio.current_time(), final=True))
+        left = sink.backlog()
+        if left and announce is not None:
+            announce(left)
+        while left:
+            await trio.to_thread.run_sync(sink.prepare(trio.current_time()))
+            now_left = sink.backlog()
+            if now_left >= left:
+                return  # a write that made no progress failed (the sink reported it): stop here
+            left = now_left

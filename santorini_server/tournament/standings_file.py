@@ -282,10 +282,13 @@ class SnapshotKeeper:
         (reported once with ``warn``: the games are safe in the archive, and a reader counts them)."""
         return self.prepare(now)()
 
-    def prepare(self, now: float | None = None, *, final: bool = False) -> Callable[[], bool]:
+    def backlog(self) -> int:
+        """Always 0: every save is whole."""
+        return 0
+
+    def prepare(self, now: float | None = None) -> Callable[[], bool]:
         """:meth:`write` in two steps: this takes a copy of the standings and returns the save,
-        which may then run in a worker thread while the collector counts games (``final``
-        changes nothing: every save is whole)."""
+        which may then run in a worker thread while the collector counts games."""
         if now is not None:
             self._written_at = now
         if not self._changed:
