@@ -269,7 +269,7 @@ def finished_lines(args: list[str], games: int) -> tuple[Timeline, float, int]:
     return timeline, time.perf_counter() - start, status
 
 
-def tournament(games: int, kind: str) -> None:
+def tournament(games: int, kind: str, sprts: tuple[bool, ...] = (False, True)) -> None:
     games = even(games)
     with tempfile.TemporaryDirectory() as tmp:
         script = Path(tmp) / "game.txt"
@@ -277,7 +277,7 @@ def tournament(games: int, kind: str) -> None:
         spec = "cmd=" + " arg=".join(canned_argv(script, kind))
         print(f"tournament: {games:,} games of two {kind} canned engines ({turns} turns a game), -j 2, "
               f"on {os.cpu_count()} cores shared with other work")
-        for sprt in (False, True):
+        for sprt in sprts:
             out = Path(tmp) / f"run-{'sprt' if sprt else 'plain'}"
             args = [*CLI, "tournament", "-e", spec + " name=A", "-e", spec + " name=B", "--games", str(games),
                     "--tc", "60+1", "-j", "2", "--out", str(out), *(["--sprt", SPRT] if sprt else [])]
@@ -442,6 +442,8 @@ def main() -> None:
             part.add_argument("--from-scratch", action="store_true", help="no snapshot and no report state")
         if name == "tournament":
             part.add_argument("--engine", choices=["c", "python"], default="c", help="the canned engine's language")
+            part.add_argument("--sprt", choices=["both", "off", "on"], default="both",
+                              help="runs without and with --sprt (default both, one after the other)")
     args = parser.parse_args()
     games = QUICK[args.part] if args.quick else args.games
     if games < 4:
@@ -449,7 +451,7 @@ def main() -> None:
     if args.part == "collector":
         collector(games, args.sprt, not args.no_report)
     elif args.part == "tournament":
-        tournament(games, args.engine)
+        tournament(games, args.engine, {"both": (False, True), "off": (False,), "on": (True,)}[args.sprt])
     elif args.part == "append":
         append(games)
     else:
