@@ -220,6 +220,9 @@ def collector(games: int, sprt: bool, with_report: bool = True) -> None:
         def progress(done: int, _total: int, elapsed: float) -> None:
             if done in timeline.marks:
                 timeline.at(done, elapsed, rss_mb())
+            if done == games:  # the figures now, before the final report write (minutes at 1,000,000)
+                timeline.report("collector", 2 * timeline.w)
+                print(f"collector: last game recorded after {elapsed:.1f} s; the final report write follows", flush=True)
 
         lengths = sorted(len(t.turns) for t in templates.values())
         print(f"collector: {games:,} synthetic games (real records of {lengths[0]}-{lengths[-1]} turns), "
@@ -237,7 +240,6 @@ def collector(games: int, sprt: bool, with_report: bool = True) -> None:
             raise SystemExit(f"collector: {result.played} of {games} games recorded (SPRT: {result.sprt})")
         print(f"collector: {games:,} games in {wall:.1f} s ({wall / games * 1e3:.3f} ms a game"
               + (", the final report write included)" if with_report else ")"))
-        timeline.report("collector", 2 * timeline.w)
         sizes = {name: (folder / name).stat().st_size for name in (ARCHIVE, SGN, RESULTS, REPORT) if (folder / name).exists()}
         if with_report:
             sizes[GAMES_DIR + "/*"] = sum(p.stat().st_size for p in (folder / GAMES_DIR).iterdir())
