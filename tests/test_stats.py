@@ -31,6 +31,7 @@ from santorini_server.stats import (
     sprt_status,
     trinomial_elo,
 )
+from santorini_server.stats import sprt as sprt_module
 from santorini_server.stats.standings import Standings, format_results_block, format_score_line
 
 NELO = 800.0 / math.log(10.0)
@@ -682,3 +683,94 @@ def test_spec_example_matches_the_code() -> None:
         "A", "B", 105, 95, 0, PairCounts((24, 0, 47, 0, 29), wl=47), "8+0.08, openings.txt", SprtConfig(0, 10)
     )
     assert format_score_line("A", "B", 105, 95, 0) + "\n" + block in spec
+
+
+# The Lagrange multiplier by plain bisection to the last bit, and the SPRT's decisions along
+# whole pentanomial histories from it: an oracle for the module's Newton root and its fixed point.
+
+
+def _bisect_theta(probs: list[float], phi: list[float]) -> float:
+    lo, hi = -1.0 / max(phi), -1.0 / min(phi)
+    while True:
+        mid = (lo + hi) / 2.0
+        if not lo < mid < hi:
+            return mid
+        g = sum(p * x / (1.0 + mid * x) for p, x in zip(probs, phi, strict=True))
+        if g == 0.0:
+            return mid
+        lo, hi = (mid, hi) if g > 0.0 else (lo, mid)
+
+
+def _oracle_mle(probs: list[float], phi: list[float]) -> list[float]:
+    theta = _bisect_theta(probs, phi)
+    return [p / (1.0 + theta * x) for p, x in zip(probs, phi, strict=True)]
+
+
+def _oracle_llr(ptnml: tuple[int, ...], cfg: SprtConfig) -> float:
+    total, phat = _regularized(ptnml)
+    scores = (0.0, 0.25, 0.5, 0.75, 1.0)
+
+    def mle(elo: float) -> list[float]:
+        if cfg.model == "logistic":
+            return _oracle_mle(phat, [a - elo_to_score(elo) for a in scores])
+        t = math.sqrt(2.0) * elo / NELO
+        p = [0.2] * 5
+        for _ in range(500):
+            mu = sum(a * q for a, q in zip(scores, p, strict=True))
+            sigma = math.sqrt(sum(q * (a - mu) ** 2 for a, q in zip(scores, p, strict=True)))
+            phi = [a - 0.5 - 0.5 * t * sigma * (1.0 + ((a - mu) / sigma) ** 2) for a in scores]
+            new = _oracle_mle(phat, phi)
+            done = max(abs(x - y) for x, y in zip(new, p, strict=True)) < 1e-13
+            p = new
+            if done:
+                break
+        return p
+
+    p0, p1 = mle(cfg.elo0), mle(cfg.elo1)
+    return total * sum(q * (math.log(b) - math.log(a)) for q, a, b in zip(phat, p0, p1, strict=True))
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.integers(min_value=0, max_value=200_000), min_size=5, max_size=5),
+    st.floats(min_value=0.01, max_value=0.99),
+)
+def test_lagrange_root_equals_bisection(counts: list[int], s: float) -> None:
+    _total, phat = _regularized(tuple(counts))  # empty classes become 1e-3 / total: near the poles
+    phi = [a - s for a in (0.0, 0.25, 0.5, 0.75, 1.0)]
+    ours = sprt_module._lagrange_mle(phat, phi)
+    oracle = _oracle_mle(phat, phi)
+    for a, b in zip(ours, oracle, strict=True):
+        assert a == pytest.approx(b, rel=1e-9, abs=1e-300)
+
+
+@pytest.mark.parametrize("model", ["normalized", "logistic"])
+@pytest.mark.parametrize(("weights", "seed"), [
+    ((0.05, 0.2, 0.5, 0.2, 0.05), 1),  # equal engines: H0 of [0, 5]
+    ((0.02, 0.13, 0.45, 0.25, 0.15), 2),  # a stronger one: H1
+    ((0.0, 0.0, 1.0, 0.0, 0.0), 3),  # every pair 1-1, two swapped deterministic games
+    ((0.3, 0.0, 0.4, 0.0, 0.3), 4),  # only wins and losses, the Santorini shape
+])
+def test_sprt_history_stops_where_the_oracle_stops(
+    model: str, weights: tuple[float, ...], seed: int
+) -> None:
+    """Pair by pair along a random history: the printed LLR line and the decision are the
+    oracle's, so the run stops at the same game."""
+    import random
+
+    rng = random.Random(seed)
+    cfg = SprtConfig(0.0, 10.0, model=model)
+    counts = [0] * 5
+    stopped = oracle_stopped = None
+    for pair in range(1, 401):
+        counts[rng.choices(range(5), weights)[0]] += 1
+        ptnml = (counts[0], counts[1], counts[2], counts[3], counts[4])
+        llr, expected = llr_pentanomial(ptnml, cfg), _oracle_llr(ptnml, cfg)
+        assert format_llr_line(llr, cfg) == format_llr_line(expected, cfg), (pair, ptnml)
+        if stopped is None and sprt_status(llr, cfg) is not SprtStatus.CONTINUE:
+            stopped = (pair, sprt_status(llr, cfg))
+        if oracle_stopped is None and sprt_status(expected, cfg) is not SprtStatus.CONTINUE:
+            oracle_stopped = (pair, sprt_status(expected, cfg))
+    assert stopped == oracle_stopped
+    if seed == 2:
+        assert stopped is not None and stopped[1] is SprtStatus.H1_ACCEPTED
