@@ -19,6 +19,10 @@ from urllib.parse import urlsplit
 import pytest
 import trio
 
+from santorini_server.openings.suites import bundled_suite
+from santorini_server.records import read_archive
+from santorini_server.server.runs import RUNS_DIR
+from santorini_server.tournament.output import ARCHIVE
 from tests.browser import INTERNAL, Browser, artefacts_dir
 
 from .dashboard_daemon import HOSTILE, SlowCount, admin_token, counted_slowly, start_dashboard
@@ -139,6 +143,7 @@ def test_admin_signs_in_and_submits_a_run_through_the_form(chromium: Browser, da
     rounds.clear()
     rounds.send_keys("1")
     driver.find_element(By.ID, "f-tc").send_keys("5+0.05")
+    driver.find_element(By.ID, "f-openings").click()  # from the bundled suite
     driver.find_element(By.ID, "submit").click()
     wait_for(chromium, "/runs/", ready="#run-state")
     run_path = driver.current_url.removeprefix(served.url)
@@ -149,6 +154,8 @@ def test_admin_signs_in_and_submits_a_run_through_the_form(chromium: Browser, da
         driver.get(served.url + run_path)
     errors, outside = problems(chromium, served)
     assert errors == [] and outside == []
+    starts = [r.start for r in read_archive(data / RUNS_DIR / run_path.rsplit("/", 1)[1] / ARCHIVE)[0]]
+    assert starts and set(starts) <= set(bundled_suite(("mortal", "mortal"))), starts
     chromium.screenshot(artefacts_dir() / "dashboard-run-submitted.png")
     visit(chromium, served, "/")
     assert "browser run" in driver.find_element(By.ID, "runs").text

@@ -20,9 +20,13 @@ import trio
 
 from santorini_server.dashboard.pages import within
 from santorini_server.dashboard.security import SECURITY_HEADERS
+from santorini_server.openings.suites import bundled_suite
+from santorini_server.records import read_archive
 from santorini_server.server.names import check_bot_name
 from santorini_server.server.run_standings import Counting
+from santorini_server.server.runs import RUNS_DIR
 from santorini_server.server.store import Store
+from santorini_server.tournament.output import ARCHIVE
 
 from .dashboard_daemon import HOSTILE, admin_token, counted_slowly, start_dashboard, wait_finished
 from .test_server_serve import CLI, Daemon
@@ -236,6 +240,28 @@ def test_admin_submits_revokes_and_is_told_why_a_bot_that_played_stays(daemon: D
         assert admin.post("/runs/new", data={"csrf": csrf, "engines": ["alpha", "beta"]}).status_code == 403
     readonly = daemon.http.get("/bots/alpha").text
     assert 'id="revoke"' not in readonly and 'id="remove"' not in readonly  # admin-only buttons
+
+
+def test_the_form_starts_a_run_from_the_bundled_opening_suite(daemon: Daemon) -> None:
+    data: Path = daemon.data  # type: ignore[attr-defined]
+    with browser(daemon) as admin:
+        sign_in(admin, admin_token(data))
+        form = admin.get("/runs/new").text
+        assert 'id="f-openings"' in form and 'value="bundled"' in form
+        csrf = csrf_of(form)
+        base = {"csrf": csrf, "engines": ["alpha", "beta"], "openings": "bundled", "tc": "5+0.05"}
+        refused = admin.post("/runs/new", data={**base, "gods": "apollo/mortal", "rounds": "1"})
+        assert refused.status_code == 400 and "no bundled opening suite" in refused.text
+        assert 'id="f-openings" name="openings" value="bundled" checked' in refused.text  # the box stays ticked
+        made = admin.post("/runs/new", data={**base, "games": "4"})
+        assert made.status_code == 303
+        run_id = int(made.headers["location"].rsplit("/", 1)[1])
+        wait_finished(daemon.http, run_id)
+    records = sorted(read_archive(data / RUNS_DIR / str(run_id) / ARCHIVE)[0], key=lambda r: r.game_number or 0)
+    starts = [record.start for record in records]
+    suite = set(bundled_suite(("mortal", "mortal")))
+    assert len(starts) == 4 and all(start in suite for start in starts), starts
+    assert starts[0] == starts[1] != starts[2] == starts[3]  # each opening twice, seats swapped
 
 
 def test_http_beyond_loopback_needs_public(tmp_path: Path) -> None:

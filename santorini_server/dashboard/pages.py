@@ -81,9 +81,12 @@ TOP_BOTS = 10
 """Rows of the ladder's table on the home page."""
 RECENT_GAMES = 20
 """Games per page on a bot's page."""
-FORM_FIELDS = ("event", "engines", "rounds", "games", "tc", "gods", "players", "format", "sprt", "concurrency", "seed")
+FORM_FIELDS = ("event", "engines", "rounds", "games", "tc", "gods", "players", "format", "sprt", "openings", "concurrency",
+               "seed")
 """The new-run form's fields: the tournament settings a person sets most (section 10.2)."""
 INT_FIELDS = frozenset({"rounds", "games", "players", "concurrency", "seed"})
+LIST_FIELDS = frozenset({"engines", "openings"})
+"""Fields sent as lists, as the job API takes them (``openings``: the box's ``bundled``)."""
 _WHOLE_NUMBER = re.compile(r"-?[0-9]{1,19}")
 """A number field's text: ASCII digits (``int`` would take other scripts' digits), 64-bit at most."""
 STANDINGS_WAIT = 0.3
