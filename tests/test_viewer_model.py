@@ -16,7 +16,7 @@ import pytest
 from santorini_server.records import GameRecord, TurnRecord
 from santorini_server.rules import Position, parse_square, ruleset_of
 from santorini_server.viewer import board_svg, game_data, position_data, render_viewer, write_viewer
-from santorini_server.viewer.model import annotation, decode_board
+from santorini_server.viewer.model import DEFAULT_DOME_BASE, annotation, board_text, decode_board, track_dome_bases
 from santorini_server.viewer.packed import decode_blob
 
 from .viewer_games import GOD_GAMES, Game, expected_position, god_game, nseat_games, page_data
@@ -55,6 +55,19 @@ def test_the_page_carries_exactly_the_replayed_positions_of_a_game_of_each_god(g
     shown = assert_page_carries_game(game)
     assert [t["seat"] for t in shown["t"]] == [pos.player for pos in game.positions[:-1]]
     assert [s["god"] for s in shown["seats"]] == list(game.record.gods)
+
+
+@pytest.mark.parametrize("god", GOD_GAMES)
+def test_a_board_redone_from_the_one_before_equals_the_board_made_whole(god: str) -> None:
+    """game_data redoes only the squares a turn changed; every board, domes' bases included
+    (Atlas domes low, Hephaestus builds twice), equals the board made from all 25 squares."""
+    game = god_game(god)
+    base = [DEFAULT_DOME_BASE] * 25
+    board = board_text(game.positions[0], base)
+    for before, after, turn in zip(game.positions, game.positions[1:], game.record.turns, strict=False):
+        track_dome_bases(base, before, before.play(turn.turn))
+        board = board_text(after, base, previous=(before, board))
+        assert board == board_text(after, base)
 
 
 @pytest.mark.parametrize("name", ["3p-no-moves", "3p-time", "4p"])

@@ -35,6 +35,7 @@ unpacks it to exactly this):
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import Any
 
@@ -70,11 +71,26 @@ DOME_CHARS = "ABCD"
 DEFAULT_DOME_BASE = 3
 
 
-def board_text(pos: Position, dome_base: Sequence[int] | None = None) -> str:
+def board_text(pos: Position, dome_base: Sequence[int] | None = None, *,
+               previous: tuple[Position, str] | None = None) -> str:
     """The 25-character board of ``pos`` (levels ``0``-``3``; ``A``-``D`` a dome on level 0-3).
 
     Built from the level bitboards' set bits rather than 25 ``Position.level`` calls: every
-    position of every game a report shows passes here (a third of a viewer file's cost)."""
+    position of every game a report shows passes here.  With ``previous`` (the position before
+    and its board text) only the squares whose bits differ are redone, a turn's one or two: a
+    dome's base is set by the turn that builds it, on a square that differs."""
+    if previous is not None:
+        before, text = previous
+        changed = (before.h1 ^ pos.h1) | (before.h2 ^ pos.h2) | (before.h3 ^ pos.h3) | (before.domes ^ pos.domes)
+        if not changed:
+            return text
+        chars = list(text)
+        for sq in scan(changed):
+            if pos.domes >> sq & 1:
+                chars[sq] = DOME_CHARS[DEFAULT_DOME_BASE if dome_base is None else dome_base[sq]]
+            else:
+                chars[sq] = _DIGITS[(pos.h1 >> sq & 1) + (pos.h2 >> sq & 1) + (pos.h3 >> sq & 1)]
+        return "".join(chars)
     levels = [0] * 25
     for mask in (pos.h1, pos.h2, pos.h3):
         for sq in scan(mask):
@@ -93,14 +109,22 @@ def decode_board(board: str) -> list[tuple[int, bool]]:
     return [(DOME_CHARS.index(c), True) if c in DOME_CHARS else (int(c), False) for c in board]
 
 
-def position_data(pos: Position, dome_base: Sequence[int] | None = None, *, over: bool = False) -> dict[str, Any]:
-    """The compact view of one position (the module docstring's ``p`` entries)."""
+@functools.lru_cache(maxsize=1024)
+def _squares_of(mask: int) -> tuple[int, ...]:
+    """A worker group's squares: a few hundred masks (two workers of 25 squares) recur all game."""
+    return tuple(scan(mask))
+
+
+def position_data(pos: Position, dome_base: Sequence[int] | None = None, *, over: bool = False,
+                  previous: tuple[Position, str] | None = None) -> dict[str, Any]:
+    """The compact view of one position (the module docstring's ``p`` entries); ``previous``
+    as :func:`board_text` takes it."""
     bound = 0
     if pos.no_up and not over:
         bound = pos.player
     return {
-        "b": board_text(pos, dome_base),
-        "w": [list(scan(mask)) for mask in pos.workers],
+        "b": board_text(pos, dome_base, previous=previous),
+        "w": [list(_squares_of(mask)) for mask in pos.workers],
         "m": 0 if over else pos.player,
         "x": pos.eliminated,
         "r": pos.turn,
@@ -288,6 +312,7 @@ def game_data(record: GameRecord, number: int | None = None, result: ReplayResul
     for k, transition in enumerate(transitions):
         before = positions[k]
         track_dome_bases(base, before, transition)
+        previous = (before, views[-1]["b"])
         entry = _turn_data(record, k, before, transition, labels[k][0], clocks, known, scale)
         out = [e for e in record.eliminations if e.after == k + 1]
         if out:
@@ -296,7 +321,7 @@ def game_data(record: GameRecord, number: int | None = None, result: ReplayResul
             ]
         turns.append(entry)
         last = k == len(transitions) - 1
-        views.append(position_data(positions[k + 1], base, over=last and _ended(record, result)))
+        views.append(position_data(positions[k + 1], base, over=last and _ended(record, result), previous=previous))
     problem = "; ".join(str(p) for p in result.problems) or None
     return {
         "number": number,
