@@ -14,6 +14,11 @@ Each layer is timed alone over the same scripted game (``bench_fastchess.santori
 * the whole game loop (``play_game`` with two canned C engines); what it costs beyond the layers
   above is trio and the referee's glue (``Engine.think``, ``EngineChannel.receive``...).
 
+* a bare checking loop: the same game through the least a Python referee that checks every turn
+  does (the position line grown by one turn, write, ``poll``, read, ``Position.play``, the clock's
+  subtraction), with no codec state, adjudicator objects or trio: what CPython itself costs, so
+  the game loop's excess over it is the architecture's, not the language's.
+
 ``match`` and ``tournament`` add their per-game sinks on top: ``bench_fastchess.py`` prints their
 CPU per ply, whose difference from the game loop's is that part.
 
@@ -144,6 +149,47 @@ def syscalls(argv: list[str], rounds: int) -> float:
     return spent / rounds * 1e6
 
 
+def bare_loop(argv: list[str], script: list[str], games: int) -> float:
+    """CPU per turn of the least a Python referee that checks every turn can do: the position
+    line grown by one turn, one write, ``poll``, one read, the ``bestmove`` split off, the turn
+    played by the rules core (``Position.play``), the clock's subtraction; no codec state, no
+    adjudicator objects, no trio.  What ``play_game`` costs beyond it is the architecture's."""
+    proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0)
+    assert proc.stdin is not None
+    assert proc.stdout is not None
+    w, r = proc.stdin.fileno(), proc.stdout.fileno()
+    os.write(w, b"sei 1\n")
+    time.sleep(0.2)
+    os.set_blocking(r, False)
+    os.read(r, 65536)
+    poller = select.poll()
+    poller.register(r, select.POLLIN)
+    runs = []
+    for _ in range(5):
+        start, turns = time.process_time(), 0
+        for _ in range(games):
+            pos = Position.start()
+            line = "position startpos moves"
+            clocks = [60000.0, 60000.0]
+            for k in range(len(script)):
+                os.write(w, f"{line}\ngo p1time {int(clocks[0])} p2time {int(clocks[1])} p1inc 1000 p2inc 1000\n".encode())
+                while True:
+                    try:
+                        data = os.read(r, 65536)
+                        break
+                    except BlockingIOError:
+                        poller.poll(1000)
+                stn = data.split(b"\n", 1)[0].split(b" ", 2)[1].decode()
+                pos = pos.play(stn).position
+                line += " " + stn
+                clocks[k % 2] += 1000 - 1.0
+                turns += 1
+        runs.append((time.process_time() - start) / turns * 1e6)
+    proc.kill()
+    proc.wait()
+    return statistics.median(runs)
+
+
 async def game_loop(argv: list[str], games: int) -> tuple[float, float]:
     """CPU per turn of ``play_game``, and of ``newgame``+``readyok`` per turn."""
     async with trio.open_nursery() as nursery:
@@ -186,6 +232,7 @@ def main() -> None:
         record_us = per_turn(lambda: record(script, args.games), args.games)
         sys_us = statistics.median(syscalls(argv, 5000) for _ in range(5))
         loop_us, newgame_us = trio.run(game_loop, argv, args.games)
+        bare_us = bare_loop(argv, script, args.games)
     rest = loop_us - codec_us - adjudicator_us - record_us - sys_us - newgame_us
     rows = [
         ("syscalls (write, poll, read: one round trip)", sys_us),
@@ -197,6 +244,7 @@ def main() -> None:
         ("per game: newgame + isready + readyok", newgame_us),
         ("trio and the referee's glue (the rest)", rest),
         ("the game loop (play_game), all of it", loop_us),
+        ("a bare checking loop (no codec, adjudicator, trio)", bare_us),
     ]
     print(f"CPU us per turn, pinned to core 0, {PLIES}-turn scripted games, canned C engines")
     for label, us in rows:
