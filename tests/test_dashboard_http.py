@@ -251,7 +251,8 @@ def test_the_form_starts_a_run_from_the_bundled_opening_suite(daemon: Daemon) ->
         csrf = csrf_of(form)
         base = {"csrf": csrf, "engines": ["alpha", "beta"], "openings": "bundled", "tc": "5+0.05"}
         refused = admin.post("/runs/new", data={**base, "gods": "apollo/mortal", "rounds": "1"})
-        assert refused.status_code == 400 and "no bundled opening suite" in refused.text
+        shown = re.findall(r'id="error">[^<]*', refused.text)
+        assert refused.status_code == 400 and "no bundled opening suite" in refused.text, shown
         assert 'id="f-openings" name="openings" value="bundled" checked' in refused.text  # the box stays ticked
         made = admin.post("/runs/new", data={**base, "games": "4"})
         assert made.status_code == 303

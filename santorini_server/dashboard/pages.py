@@ -436,7 +436,7 @@ def page_routes(
         error, status = "", 400
         for key in FORM_FIELDS:
             given = [v.strip() for v in values[key] if v.strip()]
-            if key == "engines":
+            if key in LIST_FIELDS:
                 body[key] = given
             elif given and key in INT_FIELDS:
                 if _WHOLE_NUMBER.fullmatch(given[0]) is None:
