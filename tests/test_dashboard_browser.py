@@ -53,10 +53,16 @@ def daemon(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Daemon, P
 
 
 def visit(chromium: Browser, daemon: Daemon | SlowCount, path: str) -> None:
+    """Open ``path`` and wait (bounded) for its load to complete: ``driver.get`` can return at
+    "interactive" when the machine is loaded, before the page's deferred scripts have run."""
     chromium.drain_logs()
     chromium.console.clear()
     chromium.requests.clear()
     chromium.driver.get(daemon.url + path)
+    deadline = time.monotonic() + 10
+    while chromium.js("return document.readyState") != "complete":
+        assert time.monotonic() < deadline, f"{path} did not finish loading"
+        time.sleep(0.05)
 
 
 def problems(chromium: Browser, daemon: Daemon | SlowCount) -> tuple[list[str], list[str]]:
