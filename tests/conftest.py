@@ -17,6 +17,8 @@ SLOW_MODULES = frozenset({
     "tests.test_server_dask", "tests.test_server_gateway", "tests.test_server_remote_runs", "tests.test_server_serve",
     "tests.test_tournament", "tests.test_tournament_nseat", "tests.test_viewer_browser", "tests.test_report_browser",
     "tests.test_ladder_pool", "tests.test_ladder_start", "tests.test_bench_pipeline_smoke", "tests.test_analysis_browser",
+    "tests.test_server_http", "tests.test_server_http_limits", "tests.test_server_damage", "tests.test_dashboard_http",
+    "tests.test_adapter_santorini_ai", "tests.test_adapters", "tests.test_analyse",
 })
 """The modules that take longest (real daemons, browsers, Dask clusters, full tournaments)."""
 
