@@ -251,16 +251,24 @@ def test_an_engine_missing_on_a_worker_is_a_one_line_error(tmp_path: Path, clust
 # --- Ctrl-C of a coordinator (own local cluster) ----------------------------------------------------------
 
 
-def _alive_in_session(sid: int) -> list[str]:
-    found = []
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[3]) == sid and fields[0] != "Z":
-            found.append(pid)
-    return found
+def _alive_in_session(sid: int, seconds: float = 5.0) -> list[str]:
+    """The processes of session ``sid`` still running ``seconds`` after the call, with their
+    command lines: a worker or helper may take a moment to exit after the run's own exit (CI
+    once saw one at the instant the run had exited, with coverage writing each process's data
+    at its exit), but none may stay."""
+    deadline = time.monotonic() + seconds
+    while True:
+        found = []
+        for pid in filter(str.isdigit, os.listdir("/proc")):
+            try:
+                fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+                if int(fields[3]) == sid and fields[0] != "Z":
+                    found.append(f"{pid} {Path(f'/proc/{pid}/cmdline').read_bytes().replace(bytes(1), b' ')[:160]!r}")
+            except OSError:
+                continue
+        if not found or time.monotonic() > deadline:
+            return found
+        time.sleep(0.05)
 
 
 def test_ctrl_c_stops_every_game_and_engine_then_resume_finishes(tmp_path: Path) -> None:
