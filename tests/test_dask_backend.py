@@ -33,6 +33,7 @@ from santorini_server.tournament.output import TournamentFiles
 from santorini_server.tournament.runner import Backend, LocalBackend, LostGame, TournamentResult, run_tournament
 from santorini_server.tournament.schedule import ScheduledGame
 
+from .test_process import session_alive
 from .test_tournament import leftovers
 
 PY = sys.executable
@@ -251,24 +252,20 @@ def test_an_engine_missing_on_a_worker_is_a_one_line_error(tmp_path: Path, clust
 # --- Ctrl-C of a coordinator (own local cluster) ----------------------------------------------------------
 
 
-def _alive_in_session(sid: int, seconds: float = 5.0) -> list[str]:
-    """The processes of session ``sid`` still running ``seconds`` after the call, with their
-    command lines: a worker or helper may take a moment to exit after the run's own exit (CI
-    once saw one at the instant the run had exited, with coverage writing each process's data
-    at its exit), but none may stay."""
+def _left_in_session(sid: int, seconds: float = 5.0) -> list[str]:
+    """The processes of session ``sid`` still running after ``seconds``, each with its command
+    line: a worker or helper may take a moment to exit after the run itself has (under coverage
+    each process saves its data as it exits), but none may stay."""
     deadline = time.monotonic() + seconds
-    while True:
-        found = []
-        for pid in filter(str.isdigit, os.listdir("/proc")):
-            try:
-                fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-                if int(fields[3]) == sid and fields[0] != "Z":
-                    found.append(f"{pid} {Path(f'/proc/{pid}/cmdline').read_bytes().replace(bytes(1), b' ')[:160]!r}")
-            except OSError:
-                continue
-        if not found or time.monotonic() > deadline:
-            return found
+    while (pids := session_alive(sid)) and time.monotonic() < deadline:
         time.sleep(0.05)
+    found = []
+    for pid in pids:
+        try:
+            found.append(f"{pid} {Path(f'/proc/{pid}/cmdline').read_bytes().replace(bytes(1), b' ')[:160]!r}")
+        except OSError:
+            continue  # it has just exited
+    return found
 
 
 def test_ctrl_c_stops_every_game_and_engine_then_resume_finishes(tmp_path: Path) -> None:
@@ -300,7 +297,7 @@ def test_ctrl_c_stops_every_game_and_engine_then_resume_finishes(tmp_path: Path)
     assert f"Resume with: santorini tournament --resume {out} --backend dask" in stderr
     assert "Traceback" not in stderr, stderr
     assert wait_gone(marker) == []
-    assert _alive_in_session(proc.pid) == []  # no worker, nanny or engine of that run is left
+    assert _left_in_session(proc.pid) == []  # no worker, nanny or engine of that run is left
     finished = ("".join(lines) + rest).count("Finished game")
     assert len(archived(out)) == finished < 8
     again = subprocess.run([PY, "-m", "santorini_server.cli", "tournament", "--resume", str(out), "--backend", "dask"],
