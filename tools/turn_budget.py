@@ -125,27 +125,41 @@ def record(script: list[str], games: int) -> int:
     return games * len(script)
 
 
-def syscalls(argv: list[str], rounds: int) -> float:
-    """CPU per bare round trip (write, poll, read) with the canned engine, pinned like us."""
-    proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0)
-    assert proc.stdin is not None
-    assert proc.stdout is not None
-    w, r = proc.stdin.fileno(), proc.stdout.fileno()
-    os.set_blocking(r, False)
-    poller = select.poll()
-    poller.register(r, select.POLLIN)
-    start = time.process_time()
-    for _ in range(rounds):
-        os.write(w, b"go\n")
+class RawEngine:
+    """The canned engine behind bare pipes: a chunk written, the answer waited for in ``poll``
+    and read, as a referee without an event loop would."""
+
+    def __init__(self, argv: list[str]) -> None:
+        self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0)
+        assert self.proc.stdin is not None
+        assert self.proc.stdout is not None
+        self.w, self.r = self.proc.stdin.fileno(), self.proc.stdout.fileno()
+        os.set_blocking(self.r, False)
+        self.poller = select.poll()
+        self.poller.register(self.r, select.POLLIN)
+
+    def ask(self, data: bytes) -> bytes:
+        """Write ``data``; the first chunk the engine answers with."""
+        os.write(self.w, data)
         while True:
             try:
-                os.read(r, 65536)
-                break
+                return os.read(self.r, 65536)
             except BlockingIOError:
-                poller.poll(1000)
+                self.poller.poll(1000)
+
+    def close(self) -> None:
+        self.proc.kill()
+        self.proc.wait()
+
+
+def syscalls(argv: list[str], rounds: int) -> float:
+    """CPU per bare round trip (write, poll, read) with the canned engine, pinned like us."""
+    engine = RawEngine(argv)
+    start = time.process_time()
+    for _ in range(rounds):
+        engine.ask(b"go\n")
     spent = time.process_time() - start
-    proc.kill()
-    proc.wait()
+    engine.close()
     return spent / rounds * 1e6
 
 
@@ -154,16 +168,8 @@ def bare_loop(argv: list[str], script: list[str], games: int) -> float:
     line grown by one turn, one write, ``poll``, one read, the ``bestmove`` split off, the turn
     played by the rules core (``Position.play``), the clock's subtraction; no codec state, no
     adjudicator objects, no trio.  What ``play_game`` costs beyond it is the architecture's."""
-    proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0)
-    assert proc.stdin is not None
-    assert proc.stdout is not None
-    w, r = proc.stdin.fileno(), proc.stdout.fileno()
-    os.write(w, b"sei 1\n")
-    time.sleep(0.2)
-    os.set_blocking(r, False)
-    os.read(r, 65536)
-    poller = select.poll()
-    poller.register(r, select.POLLIN)
+    engine = RawEngine(argv)
+    engine.ask(b"sei 1\n")  # the canned engine's id and seiok come in one write
     runs = []
     for _ in range(5):
         start, turns = time.process_time(), 0
@@ -172,21 +178,15 @@ def bare_loop(argv: list[str], script: list[str], games: int) -> float:
             line = "position startpos moves"
             clocks = [60000.0, 60000.0]
             for k in range(len(script)):
-                os.write(w, f"{line}\ngo p1time {int(clocks[0])} p2time {int(clocks[1])} p1inc 1000 p2inc 1000\n".encode())
-                while True:
-                    try:
-                        data = os.read(r, 65536)
-                        break
-                    except BlockingIOError:
-                        poller.poll(1000)
+                go = f"go p1time {int(clocks[0])} p2time {int(clocks[1])} p1inc 1000 p2inc 1000"
+                data = engine.ask(f"{line}\n{go}\n".encode())
                 stn = data.split(b"\n", 1)[0].split(b" ", 2)[1].decode()
                 pos = pos.play(stn).position
                 line += " " + stn
                 clocks[k % 2] += 1000 - 1.0
                 turns += 1
         runs.append((time.process_time() - start) / turns * 1e6)
-    proc.kill()
-    proc.wait()
+    engine.close()
     return statistics.median(runs)
 
 
