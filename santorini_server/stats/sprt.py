@@ -131,11 +131,11 @@ def _lagrange_theta(probs: Sequence[float], phi: Sequence[float], lo: float, hi:
 
     Newton's method from theta = 0 (always inside the interval), kept inside a
     shrinking bracket: a step that would leave it bisects instead.  g is
-    smooth and strictly decreasing there, so Newton converges quadratically and
-    a root to the last bits takes a handful of evaluations, where a bracketing
-    method from the poles takes fifty.
+    smooth and strictly decreasing there, so Newton converges quadratically: a
+    root to the last bits takes a handful of evaluations, which matters because a
+    run recomputes the LLR after every pair.
     """
-    pairs = [(p, x) for p, x in zip(probs, phi, strict=True) if p != 0.0]
+    pairs = list(zip(probs, phi, strict=True))
     theta = 0.0
     for _ in range(200):
         g = 0.0

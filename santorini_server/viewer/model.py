@@ -87,7 +87,7 @@ def board_text(pos: Position, dome_base: Sequence[int] | None = None, *,
         chars = list(text)
         for sq in scan(changed):
             if pos.domes >> sq & 1:
-                chars[sq] = DOME_CHARS[DEFAULT_DOME_BASE if dome_base is None else dome_base[sq]]
+                chars[sq] = _dome_char(dome_base, sq)
             else:
                 chars[sq] = _DIGITS[(pos.h1 >> sq & 1) + (pos.h2 >> sq & 1) + (pos.h3 >> sq & 1)]
         return "".join(chars)
@@ -97,8 +97,12 @@ def board_text(pos: Position, dome_base: Sequence[int] | None = None, *,
             levels[sq] += 1
     out = [_DIGITS[level] for level in levels]
     for sq in scan(pos.domes):
-        out[sq] = DOME_CHARS[DEFAULT_DOME_BASE if dome_base is None else dome_base[sq]]
+        out[sq] = _dome_char(dome_base, sq)
     return "".join(out)
+
+
+def _dome_char(dome_base: Sequence[int] | None, sq: int) -> str:
+    return DOME_CHARS[DEFAULT_DOME_BASE if dome_base is None else dome_base[sq]]
 
 
 _DIGITS = "0123"
@@ -312,7 +316,6 @@ def game_data(record: GameRecord, number: int | None = None, result: ReplayResul
     for k, transition in enumerate(transitions):
         before = positions[k]
         track_dome_bases(base, before, transition)
-        previous = (before, views[-1]["b"])
         entry = _turn_data(record, k, before, transition, labels[k][0], clocks, known, scale)
         out = [e for e in record.eliminations if e.after == k + 1]
         if out:
@@ -321,6 +324,7 @@ def game_data(record: GameRecord, number: int | None = None, result: ReplayResul
             ]
         turns.append(entry)
         last = k == len(transitions) - 1
+        previous = (before, views[-1]["b"])  # the board before this turn, which the next is made from
         views.append(position_data(positions[k + 1], base, over=last and _ended(record, result), previous=previous))
     problem = "; ".join(str(p) for p in result.problems) or None
     return {
